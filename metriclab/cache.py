@@ -1,0 +1,201 @@
+"""On-disk cache of per-split results, stored as JSON (never pickle), safe to delete.
+
+One file per (data set, method, parameters, protocol, classifier, split, code version). The key is
+hashed into the file name and also stored in the file, so that a file whose content does not match
+its key (corrupt, truncated, hand-edited) is ignored and recomputed. The directory is
+`$METRICLAB_CACHE` when set, else `.metriclab_cache/` at the repository root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FORMAT = 1  # bump when the stored record changes shape
+
+
+def default_directory() -> Path:
+    """`$METRICLAB_CACHE`, else `.metriclab_cache/` next to the package."""
+    env = os.environ.get("METRICLAB_CACHE")
+    return Path(env).expanduser() if env else REPO_ROOT / ".metriclab_cache"
+
+
+def array_digest(*arrays: np.ndarray) -> str:
+    """SHA-256 of the arrays' dtype, shape and bytes: identifies a data set by its content."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+_IMPORT = re.compile(
+    r"^\s*(?:from\s+(metriclab(?:\.\w+)*)\s+import|import\s+(metriclab(?:\.\w+)*))", re.M
+)
+
+
+@lru_cache(maxsize=256)
+def module_source(module_name: str) -> str:
+    try:
+        return inspect.getsource(importlib.import_module(module_name))
+    except (OSError, TypeError, ImportError):
+        return ""
+
+
+def metriclab_dependencies(module_name: str) -> tuple[str, ...]:
+    """The module and every metriclab module it imports, directly or not (read from the sources,
+    imports inside functions included), sorted."""
+    seen: set[str] = set()
+    todo = [module_name]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for match in _IMPORT.finditer(module_source(name)):
+            target = match.group(1) or match.group(2)
+            if target == "metriclab":
+                continue
+            todo.append(target if _is_module(target) else target.rsplit(".", 1)[0])
+    return tuple(sorted(seen))
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@lru_cache(maxsize=64)
+def module_digest(module_name: str) -> str:
+    """Short hash of the sources of a module and of the metriclab modules it imports, so that
+    editing a method (or the kernels or graphs it uses) invalidates its cached results."""
+    h = hashlib.sha256()
+    for name in metriclab_dependencies(module_name):
+        h.update(name.encode())
+        h.update(module_source(name).encode())
+    return h.hexdigest()[:16]
+
+
+def code_version(*module_names: str) -> str:
+    """metriclab's version plus the source hashes of the given modules (with their imports)."""
+    from metriclab import __version__
+
+    parts = [__version__] + [f"{m}:{module_digest(m)}" for m in sorted(set(module_names))]
+    return "|".join(parts)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types for parameters and results (NumPy scalars, tuples, non-finite floats)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # 'nan', 'inf': JSON has no such numbers
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(_jsonable(value), sort_keys=True, separators=(",", ":"))
+
+
+def key_digest(key: dict) -> str:
+    return hashlib.sha256(canonical_json(key).encode()).hexdigest()
+
+
+class ResultCache:
+    """A directory of JSON records keyed by a dict; `get` returns None on a miss or a bad file."""
+
+    def __init__(self, directory: str | os.PathLike | None = None):
+        self.directory = Path(directory) if directory is not None else default_directory()
+        self.hits = 0
+        self.misses = 0
+
+    def __repr__(self) -> str:
+        return f"ResultCache({str(self.directory)!r})"
+
+    def path(self, key: dict) -> Path:
+        digest = key_digest(key)
+        return self.directory / digest[:2] / f"{digest}.json"
+
+    def get(self, key: dict) -> dict | None:
+        path = self.path(key)
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            ok = (
+                isinstance(record, dict)
+                and record.get("format") == FORMAT
+                and canonical_json(record.get("key")) == canonical_json(key)
+                and isinstance(record.get("value"), dict)
+            )
+        except (OSError, ValueError, UnicodeDecodeError):
+            ok = False
+        if not ok:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return record["value"]
+
+    def put(self, key: dict, value: dict) -> None:
+        """Write atomically (temporary file + rename); a failure to write is not an error."""
+        path = self.path(key)
+        text = json.dumps(
+            {"format": FORMAT, "key": _jsonable(key), "value": _jsonable(value)}, sort_keys=True
+        )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+    def clear(self) -> int:
+        """Delete every record; returns how many were removed."""
+        removed = 0
+        if not self.directory.exists():
+            return 0
+        for path in self.directory.glob("*/*.json"):
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+        return removed
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0
+
+
+def as_cache(cache: Any) -> ResultCache | None:
+    """None/False -> no cache; True -> the default directory; a path -> that directory."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return ResultCache()
+    if isinstance(cache, ResultCache):
+        return cache
+    if isinstance(cache, str | os.PathLike):
+        return ResultCache(cache)
+    raise ValueError(f"cache must be None, True, a directory path or a ResultCache, got {cache!r}")

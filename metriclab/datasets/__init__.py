@@ -1,0 +1,9 @@
+"""Named data sets: shipped files in sample_data/, synthetic generators, and CSV uploads."""
+
+from metriclab.datasets import synthetic  # noqa: F401  (registers the generators)
+from metriclab.datasets.core import Dataset, _register_shipped, entry, load, names
+from metriclab.datasets.upload import load_csv
+
+_register_shipped()
+
+__all__ = ["Dataset", "entry", "load", "load_csv", "names"]

@@ -1,0 +1,138 @@
+"""The Dataset record and the registry of named data sets (shipped files and synthetic generators)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
+CATALOG = SAMPLE_DATA / "catalog.json"
+
+
+@dataclass
+class Dataset:
+    """Features, integer labels 0..c-1 and what a person needs to know about where they came from."""
+
+    X: np.ndarray
+    y: np.ndarray
+    name: str
+    feature_names: list[str]
+    target_names: list[str]
+    description: str = ""
+    source: str = ""
+    image_shape: tuple[int, int] | None = None
+    # Fixed train/test split where the source defines one (True = test point), else None.
+    test_mask: np.ndarray | None = None
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.X = np.ascontiguousarray(self.X, dtype=np.float64)
+        self.y = np.asarray(self.y, dtype=np.int64)
+        if self.X.ndim != 2 or self.y.shape != (self.X.shape[0],):
+            raise ValueError(f"{self.name}: X must be n×d and y of length n")
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.target_names)
+
+    def class_counts(self) -> dict[str, int]:
+        counts = np.bincount(self.y, minlength=self.n_classes)
+        return {name: int(c) for name, c in zip(self.target_names, counts, strict=True)}
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    name: str
+    kind: str  # "file" or "synthetic"
+    loader: Callable[..., Dataset]
+    summary: str = ""
+    params: tuple = ()  # metriclab.methods.registry.Param specs for synthetic generators
+
+
+_ENTRIES: dict[str, DatasetEntry] = {}
+
+
+def register(entry: DatasetEntry) -> None:
+    _ENTRIES[entry.name] = entry
+
+
+@lru_cache(maxsize=1)
+def read_catalog() -> dict:
+    if not CATALOG.exists():
+        return {}
+    return json.loads(CATALOG.read_text())
+
+
+def load_shipped(name: str) -> Dataset:
+    """Read one shipped data set from sample_data/ (NPZ without pickles, metadata in catalog.json)."""
+    meta = read_catalog()[name]
+    with np.load(SAMPLE_DATA / meta["file"], allow_pickle=False) as npz:
+        arrays = {key: npz[key] for key in npz.files}
+    shape = meta.get("image_shape")
+    return Dataset(
+        X=arrays["X"],
+        y=arrays["y"],
+        name=name,
+        feature_names=[str(f) for f in arrays["feature_names"]],
+        target_names=[str(t) for t in arrays["target_names"]],
+        description=meta.get("description", ""),
+        source=meta.get("source", ""),
+        image_shape=tuple(shape) if shape else None,
+        test_mask=arrays["test_mask"].astype(bool) if "test_mask" in arrays else None,
+    )
+
+
+def _register_shipped() -> None:
+    for name, meta in read_catalog().items():
+        register(
+            DatasetEntry(
+                name=name,
+                kind="file",
+                loader=lambda name=name: load_shipped(name),
+                summary=meta.get("summary", meta.get("description", "")[:80]),
+            )
+        )
+
+
+def names(kind: str | None = None) -> list[str]:
+    """Names of all registered data sets (optionally only 'file' or 'synthetic' ones)."""
+    return [n for n, e in _ENTRIES.items() if kind is None or e.kind == kind]
+
+
+def entry(name: str) -> DatasetEntry:
+    if name not in _ENTRIES:
+        raise ValueError(f"unknown data set {name!r}; known: {', '.join(names())}")
+    return _ENTRIES[name]
+
+
+def load(name: str, **params) -> Dataset:
+    """Load a named data set; synthetic generators take their parameters as keywords."""
+    e = entry(name)
+    if e.kind == "synthetic":
+        resolved = {p.name: p.default for p in e.params}
+        known = set(resolved)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ValueError(f"{name} has no parameter(s) {unknown}; known: {sorted(known)}")
+        for p in e.params:
+            if p.name in params:
+                resolved[p.name] = p.validate(params[p.name])
+        ds = e.loader(**resolved)
+        ds.params = resolved
+        return ds
+    if params:
+        raise ValueError(f"{name} is a shipped data set and takes no parameters")
+    return e.loader()

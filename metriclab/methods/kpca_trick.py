@@ -1,0 +1,440 @@
+"""The KPCA trick (Chatpatanasiri et al. 2009, Sect. 3.3, Figure 1): KNCA, KLMNN and KDNE.
+
+Step 1 maps the training points to their kernel-PCA coordinates phi_i = Psi' phi(x_i) (Eq. 9), the
+coordinates of the centred feature vectors in an orthonormal basis of their span; step 2 runs an
+unchanged linear Mahalanobis learner (NCA, LMNN, DNE of `metriclab.methods.mahalanobis`) on them;
+step 3 maps a new point through the same two maps. Theorems 1-2 say that nothing is lost when all
+non-null kernel-PCA directions are kept: with a linear kernel the result is the linear learner's.
+
+The kernel is one Gaussian (or linear / polynomial / cosine) kernel ("single"), or a combination of
+the paper's 21 scaled RBF kernels exp(-||x-y||^2 / (2 D sigma^2)) (Sect. 5.2): the unweighted sum
+(Sect. 4.2) or non-negative weights maximising the alignment with the ideal kernel (Sect. 4.1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy.sparse.linalg import eigsh
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.extmath import randomized_svd
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+
+from metriclab.kernels import (
+    KERNEL_NAMES,
+    PAPER_SIGMAS,
+    base_kernel,
+    median_squared_distance,
+    rbf_alignment_weights,
+    rbf_kernel_sum,
+    scaled_rbf_widths,
+)
+from metriclab.methods.registry import MethodSpec, Param
+
+LEARNERS = ("nca", "lmnn", "dne")
+WEIGHTINGS = ("single", "unweighted", "aligned")
+NEIGHBOR_SPACES = ("auto", "feature", "input")
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "randomized")
+
+# Kernel-PCA directions with eigenvalue below this fraction of the largest are numerically null.
+RANK_TOLERANCE = 1e-10
+# Up to this many training points the exact dense eigensolver is used by "auto".
+DENSE_LIMIT = 1000
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel PCA on a precomputed kernel
+# --------------------------------------------------------------------------------------------
+
+
+def centered_train_kernel(K: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """H K H (H = I - 11'/n), with the column means and grand mean needed to centre test kernels."""
+    column_means = K.mean(axis=0)
+    grand_mean = float(column_means.mean())
+    Kc = K - column_means[None, :] - column_means[:, None] + grand_mean
+    return 0.5 * (Kc + Kc.T), column_means, grand_mean
+
+
+def centered_test_kernel(K_new: np.ndarray, column_means: np.ndarray, grand_mean: float):
+    """Kernel between new points and the training points, both centred at the training mean in
+    feature space: <phi(x) - m, phi(x_j) - m> with m the mean of the training feature vectors."""
+    return K_new - K_new.mean(axis=1, keepdims=True) - column_means[None, :] + grand_mean
+
+
+def top_eigenpairs(Kc: np.ndarray, n_components: int | None, solver: str, random_state=0):
+    """Largest eigenpairs of the centred kernel, in descending order.
+
+    n_components=None asks for all of them (dense solver). Measured at n = 5000 (2 shared cores,
+    10 and 50 components): LAPACK's subset eigh 40-96 s, ARPACK 3.5-16 s, randomized SVD 1.2-10 s with
+    relative eigenvalue error ~3e-4; hence "auto" = dense up to DENSE_LIMIT points, randomized beyond.
+    """
+    n = Kc.shape[0]
+    m = n if n_components is None else min(int(n_components), n)
+    if solver == "auto":
+        solver = (
+            "dense" if (n <= DENSE_LIMIT or n_components is None or m >= n // 2) else "randomized"
+        )
+    if solver == "arpack" and m >= n - 1:
+        solver = "dense"  # ARPACK needs k < n - 1
+    if solver == "dense":
+        eigenvalues, eigenvectors = scipy.linalg.eigh(Kc, subset_by_index=(n - m, n - 1))
+    elif solver == "arpack":
+        v0 = np.random.default_rng(random_state).uniform(-1, 1, n)
+        eigenvalues, eigenvectors = eigsh(Kc, k=m, which="LA", v0=v0)
+    elif solver == "randomized":
+        eigenvectors, eigenvalues, _ = randomized_svd(
+            Kc, m, n_oversamples=10, n_iter=4, random_state=random_state
+        )
+    else:
+        raise ValueError(f"eigen_solver must be one of {list(EIGEN_SOLVERS)}, got {solver!r}")
+    order = np.argsort(eigenvalues)[::-1]
+    return eigenvalues[order], eigenvectors[:, order]
+
+
+class KernelPCAMap:
+    """Kernel PCA of a precomputed training kernel: the coordinates of Eq. (9).
+
+    After `fit(K)`: `eigenvalues_` (descending, the non-null ones kept), `eigenvectors_` (n × m),
+    `embedding_` (training coordinates V sqrt(Lambda)); `transform(K_new)` maps new points from their
+    kernel against the training points (centred with the training statistics).
+    """
+
+    def __init__(self, n_components=None, eigen_solver="auto", random_state=0):
+        self.n_components = n_components
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def fit(self, K: np.ndarray) -> KernelPCAMap:
+        Kc, self.column_means_, self.grand_mean_ = centered_train_kernel(K)
+        eigenvalues, eigenvectors = top_eigenpairs(
+            Kc, self.n_components, self.eigen_solver, self.random_state
+        )
+        largest = eigenvalues[0] if eigenvalues.size else 0.0
+        keep = eigenvalues > RANK_TOLERANCE * largest if largest > 0 else np.zeros(0, bool)
+        if not np.any(keep):
+            raise ValueError(
+                "the centred kernel matrix is zero: all training points coincide in feature space "
+                "(constant features, or a kernel width far too large)"
+            )
+        self.eigenvalues_ = eigenvalues[keep]
+        self.eigenvectors_ = eigenvectors[:, keep]
+        self.embedding_ = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+        return self
+
+    def transform(self, K_new: np.ndarray) -> np.ndarray:
+        Kc_new = centered_test_kernel(K_new, self.column_means_, self.grand_mean_)
+        return Kc_new @ (self.eigenvectors_ / np.sqrt(self.eigenvalues_))
+
+
+# --------------------------------------------------------------------------------------------
+# The KPCA-trick estimator
+# --------------------------------------------------------------------------------------------
+
+
+def make_learner(
+    name: str, n_components: int, k: int, mu: float, max_iter, random_state, init=None
+):
+    """An unfitted metriclab linear learner by name (imported here: mahalanobis is another module).
+    `init` (NCA, LMNN) and `max_iter` left as None keep the learner's defaults."""
+    from metriclab.methods import mahalanobis
+    from metriclab.methods.mahalanobis import DNE, LMNN, NCA
+
+    if init not in getattr(mahalanobis, "_INITS", (init,)):
+        init = None  # an older learner without this start: keep its default
+    extra = {} if max_iter is None else {"max_iter": max_iter}
+    if init is not None:
+        extra["init"] = init
+    if name == "nca":
+        return NCA(n_components=n_components, random_state=random_state, **extra)
+    if name == "lmnn":
+        return LMNN(n_components=n_components, k=k, mu=mu, random_state=random_state, **extra)
+    if name == "dne":
+        return DNE(n_components=n_components, k=k)
+    raise ValueError(f"learner must be one of {list(LEARNERS)}, got {name!r}")
+
+
+class KernelPCATrick(TransformerMixin, BaseEstimator):
+    """Kernel PCA followed by a linear Mahalanobis learner: KNCA, KLMNN, KDNE (paper Figure 1).
+
+    Parameters
+    ----------
+    learner : "nca" | "lmnn" | "dne".
+    kernel : "gaussian" | "linear" | "polynomial" | "cosine" — the kernel when weighting="single".
+    width : float or None — t of the Gaussian exp(-||x-y||^2 / t) for weighting="single"; None = the
+        median squared distance of the training points.
+    weighting : "single" — one kernel; "unweighted" — the sum of the scaled RBF kernels with
+        sigma in `sigmas` (Sect. 4.2); "aligned" — their non-negative combination maximising the
+        kernel-target alignment (Sect. 4.1, Eq. 13).
+    n_components : int or None — output dimension (rows of the learner's L); clipped to the
+        kernel-PCA dimension, which depends on the data (None: all of it).
+    kpca_components : int or None — kernel-PCA directions kept; None keeps every non-null one,
+        which makes the trick lossless (Theorems 1-2).
+    k : int — neighbours of LMNN / DNE. mu : float — LMNN push weight. max_iter : int or None —
+        NCA / LMNN iterations (None: the learner's default).
+    degree, coef0 : polynomial kernel (x'y + coef0)^degree.
+    sigmas : the scaled RBF family (default: the paper's 21 values).
+    neighbor_space : "auto" | "feature" | "input" — where LMNN / DNE pick their neighbours: the
+        kernel's feature space (Proposition 3) or the input space; "auto" uses the input space for
+        the unweighted sum, as the paper does (Sect. 5.2), and the feature space otherwise.
+    eigen_solver : "auto" | "dense" | "arpack" | "randomized" (see `top_eigenpairs`).
+    init : "auto" or an init of the learner ("pca", "lda", "identity", "random"); "auto" starts NCA
+        from the LDA directions when n_components < number of classes (scikit-learn's rule; a PCA
+        start leaves 1-D KNCA in poor local optima on the paper's curves) and keeps the learner's
+        own default otherwise.
+    random_state : int — learners' and randomized solver's seed.
+
+    Attributes
+    ----------
+    kpca_ : KernelPCAMap. learner_ : the fitted linear learner. components_ : its L, acting on the
+    kernel-PCA coordinates. dual_coef_ : U (n_components × n_train) of the kernel-trick form
+    A = U Phi' (Eq. 6), so that transform(x) = U k_c(x) with k_c the centred kernel vector.
+    kernel_weights_, widths_ : the combination sum_i w_i exp(-||x-y||^2 / t_i) (empty widths_ for a
+    non-Gaussian single kernel). eigenvalues_ : kernel-PCA spectrum. n_components_ : output dim.
+    """
+
+    def __init__(
+        self,
+        learner="nca",
+        kernel="gaussian",
+        width=None,
+        weighting="single",
+        n_components=2,
+        kpca_components=None,
+        k=3,
+        mu=0.5,
+        max_iter=None,
+        degree=2,
+        coef0=1.0,
+        sigmas=PAPER_SIGMAS,
+        neighbor_space="auto",
+        eigen_solver="auto",
+        init="auto",
+        random_state=0,
+    ):
+        self.learner = learner
+        self.kernel = kernel
+        self.width = width
+        self.weighting = weighting
+        self.n_components = n_components
+        self.kpca_components = kpca_components
+        self.k = k
+        self.mu = mu
+        self.max_iter = max_iter
+        self.degree = degree
+        self.coef0 = coef0
+        self.sigmas = sigmas
+        self.neighbor_space = neighbor_space
+        self.eigen_solver = eigen_solver
+        self.init = init
+        self.random_state = random_state
+
+    # -- validation ----------------------------------------------------------------------------
+
+    def _check_params(self):
+        choices = {
+            "learner": (self.learner, LEARNERS),
+            "weighting": (self.weighting, WEIGHTINGS),
+            "kernel": (self.kernel, KERNEL_NAMES),
+            "neighbor_space": (self.neighbor_space, NEIGHBOR_SPACES),
+            "eigen_solver": (self.eigen_solver, EIGEN_SOLVERS),
+        }
+        for name, (value, allowed) in choices.items():
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        if self.weighting != "single" and self.kernel != "gaussian":
+            raise ValueError(
+                f"weighting={self.weighting!r} combines Gaussian kernels; use kernel='gaussian' "
+                f"or weighting='single' with kernel={self.kernel!r}"
+            )
+        if self.width is not None and not (np.isfinite(self.width) and self.width > 0):
+            raise ValueError(f"width must be a positive number or None, got {self.width!r}")
+        for name in ("n_components", "kpca_components"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1
+            ):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        sigmas = np.asarray(self.sigmas, dtype=np.float64)
+        if self.weighting != "single" and (
+            sigmas.ndim != 1 or sigmas.size == 0 or not np.all(sigmas > 0)
+        ):
+            raise ValueError(f"sigmas must be a non-empty list of positive numbers, got {sigmas!r}")
+
+    # -- kernels -------------------------------------------------------------------------------
+
+    def _choose_kernel(self, X, y):
+        """Set widths_ and kernel_weights_ (the kernel is sum_i w_i exp(-d^2 / t_i) if Gaussian)."""
+        if self.weighting == "single":
+            if self.kernel != "gaussian":
+                self.widths_ = np.zeros(0)
+                self.kernel_weights_ = np.ones(1)
+                return
+            width = median_squared_distance(X) if self.width is None else float(self.width)
+            self.widths_ = np.array([width])
+            self.kernel_weights_ = np.ones(1)
+            return
+        self.widths_ = scaled_rbf_widths(X.shape[1], self.sigmas)
+        if self.weighting == "unweighted":
+            self.kernel_weights_ = np.ones_like(self.widths_)  # Sect. 4.2: k' = sum_i k_i
+        else:
+            self.kernel_weights_ = rbf_alignment_weights(X, y, self.widths_)  # Eq. (13)
+
+    def _kernel(self, X, Y=None):
+        if self.widths_.size:
+            return rbf_kernel_sum(X, Y, self.widths_, self.kernel_weights_)
+        return base_kernel(self.kernel, X, Y, degree=self.degree, coef0=self.coef0)
+
+    # -- fit / transform -----------------------------------------------------------------------
+
+    def fit(self, X, y):
+        self._check_params()
+        X, y = check_X_y(X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"{self._label()} needs labels of at least two classes")
+        self.n_features_in_ = X.shape[1]
+        self._choose_kernel(X, y_index)
+        self.X_fit_ = X
+        self.kpca_ = KernelPCAMap(self.kpca_components, self.eigen_solver, self.random_state)
+        self.kpca_.fit(self._kernel(X))
+        self.eigenvalues_ = self.kpca_.eigenvalues_
+        Z = self.kpca_.embedding_
+        dim = Z.shape[1]
+        self.n_components_ = dim if self.n_components is None else min(int(self.n_components), dim)
+        init = self.init
+        if init == "auto":
+            use_lda = self.learner == "nca" and self.n_components_ < self.classes_.size
+            init = "lda" if use_lda else None
+        self.learner_ = make_learner(
+            self.learner,
+            self.n_components_,
+            self.k,
+            self.mu,
+            self.max_iter,
+            self.random_state,
+            init,
+        )
+        if self.learner == "nca":
+            self.learner_.fit(Z, y_index)
+        else:
+            space = self.neighbor_space
+            if space == "auto":
+                space = "input" if self.weighting == "unweighted" else "feature"
+            self.learner_.fit(Z, y_index, X_neighbors=X if space == "input" else None)
+        self.components_ = self.learner_.components_
+        # Eq. (6)/(8): A = U Phi' with U = L Lambda^{-1/2} V' acting on centred kernel vectors.
+        self.dual_coef_ = (
+            self.components_ @ (self.kpca_.eigenvectors_ / np.sqrt(self.eigenvalues_)).T
+        )
+        self.embedding_ = self.learner_.transform(Z)
+        return self
+
+    def kpca_transform(self, X) -> np.ndarray:
+        """Kernel-PCA coordinates (Eq. 9) of new points: the input of the linear learner."""
+        check_is_fitted(self, "kpca_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {self._label()} was fitted with {self.n_features_in_}"
+            )
+        return self.kpca_.transform(self._kernel(X, self.X_fit_))
+
+    def transform(self, X) -> np.ndarray:
+        """Map new points: kernel PCA, then the learned linear map (paper Figure 1, step 3)."""
+        return self.learner_.transform(self.kpca_transform(X))
+
+    def _label(self) -> str:
+        return {"nca": "KNCA", "lmnn": "KLMNN", "dne": "KDNE"}.get(self.learner, "KernelPCATrick")
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+
+def _factory(learner: str):
+    def make(**params):
+        return KernelPCATrick(learner=learner, **params)
+
+    make.__name__ = f"make_k{learner}"
+    return make
+
+
+_WIDTH = Param(
+    "width",
+    "Kernel width t",
+    "float",
+    None,
+    low=1e-3,
+    high=1e3,
+    log=True,
+    help="t in exp(-||x-y||²/t), used when weighting = single; empty = median squared distance.",
+)
+_WEIGHTING = Param(
+    "weighting",
+    "Kernel choice",
+    "choice",
+    "aligned",
+    choices=WEIGHTINGS,
+    help="single: one Gaussian of width t; unweighted: sum of the paper's 21 scaled RBF kernels; "
+    "aligned: their non-negative weights maximising the kernel-target alignment.",
+)
+_N_COMPONENTS = Param(
+    "n_components",
+    "Output dimension",
+    "int",
+    2,
+    low=1,
+    high=50,
+    help="Rows of the learned map L (clipped to the kernel-PCA dimension).",
+)
+_KPCA_COMPONENTS = Param(
+    "kpca_components",
+    "Kernel-PCA directions",
+    "int",
+    100,
+    low=2,
+    high=1000,
+    log=True,
+    help="Kernel-PCA coordinates given to the linear learner (all non-null ones if fewer).",
+)
+_K = Param(
+    "k",
+    "Neighbours k",
+    "int",
+    3,
+    low=1,
+    high=30,
+    help="Same-class (and, for DNE, other-class) neighbours per point.",
+)
+
+_LINEAR_LABELS = {"nca": "NCA", "lmnn": "LMNN", "dne": "DNE"}
+_DESCRIPTIONS = {
+    "nca": "Kernel NCA by the KPCA trick: kernel PCA, then NCA's soft nearest-neighbour objective.",
+    "lmnn": "Kernel LMNN by the KPCA trick: kernel PCA, then LMNN's large-margin target "
+    "neighbours and impostors.",
+    "dne": "Kernel DNE by the KPCA trick: kernel PCA, then DNE's eigenproblem (no singularity, "
+    "unlike the kernel-trick form of Eq. 17).",
+}
+
+SPECS = [
+    MethodSpec(
+        key=f"k{learner}",
+        label=f"K{_LINEAR_LABELS[learner]} (KPCA trick)",
+        paper="chatpatanasiri-2009",
+        params=[_WIDTH, _WEIGHTING, _N_COMPONENTS, _KPCA_COMPONENTS]
+        + ([_K] if learner != "nca" else []),
+        factory=_factory(learner),
+        family="kpca_trick",
+        needs_labels=True,
+        transductive=False,
+        out_of_sample=True,
+        baseline=learner,
+        description=_DESCRIPTIONS[learner]
+        + " Kernel: one Gaussian, or the paper's 21 scaled RBF kernels summed or weighted by "
+        "alignment with the ideal kernel (Chatpatanasiri et al. 2009).",
+    )
+    for learner in LEARNERS
+]

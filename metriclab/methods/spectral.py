@@ -1,0 +1,793 @@
+"""TDL (Li, Yang & Wang 2007) and Laplacian Eigenmaps (its C = 0 special case).
+
+TDL learns a Euclidean embedding of all points, labeled and unlabeled, as the eigenvectors with the
+smallest eigenvalues of C' + λP' (Eq. 3, Algorithm 1):
+
+- cost C (Eq. 6): for every labeled x_i, +1/k towards its k nearest labeled same-class neighbours
+  and -1/k towards its k nearest labeled other-class neighbours (1/#available when fewer than k
+  exist, Section 3.1), symmetrised as (C + Cᵀ)/2, which leaves Tr(CD) unchanged;
+  C' = 2(diag(Ce) - C) (Proposition 3), so that yᵀC'y = Σ c_ij (y_i - y_j)².
+- penalty P' = L, the graph Laplacian of a kNN (or full) Gaussian graph (Section 3.2).
+- laplacian="unnormalized": eigenvectors of C' + λL (Eq. 3 as written), orthonormal and ⊥ e
+  (Eq. 3's constraint XᵀEX = 0).
+  laplacian="symmetric" (the paper's Section 5 setting, "the normalized Laplacian of an adjacency
+  graph is used for penalty"): eigenvectors of C' + λ L_sym, L_sym = I - D^-1/2 W D^-1/2,
+  orthonormal and constrained ⊥ D^1/2 e, the null vector of L_sym (the normalised counterpart of
+  XᵀEX = 0); with C = 0 this is Laplacian Eigenmaps with L_sym exactly.
+  laplacian="random_walk": the generalized problem (C' + λL) v = μ D v of Belkin & Niyogi, solved
+  as D^-1/2 (C' + λL) D^-1/2 y = μ y, v = D^-1/2 y; D-orthonormal and D-orthogonal to e.
+- The trivial vector is a constraint, not a guess: the problem is solved on its orthogonal
+  complement (the projected matrix P S P with the trivial vector moved to the top of the
+  spectrum). Where it is an exact eigenvector (unnormalized and random_walk, since C'e = Le = 0)
+  this removes it exactly when the solver would have returned it, whatever the sign of the other
+  eigenvalues (C' is indefinite, so they can be negative: Section 2.1), and never drops a genuine
+  eigenvector.
+
+Solvers: dense `scipy.linalg.eigh` for n <= DENSE_MAX_POINTS; otherwise ARPACK on the sparse
+operator: shift-invert (one sparse LU; shift below 0 for LE, below a Lanczos estimate of the
+smallest eigenvalue for TDL), or which="SA"; LOBPCG is available but was the slowest; never an
+n × n dense matrix past a few thousand points. ARPACK non-convergence falls back to the dense
+solver for n <= DENSE_FALLBACK_POINTS, else raises a ValueError with advice.
+
+Out-of-sample (`transform`): Lemma 6 / Eq. (7). f(x) = Σ_i α_i k(x_i, x) with the Gaussian kernel
+k(x, x') = exp(-||x - x'||² / kernel_width) on the training points (kernel_width defaults to the
+graph's heat width `width_`); α minimises αᵀ(K A K + λγ K)α subject to αᵀ K B K α = I and to
+orthogonality to the trivial vector, where A is the matrix whose eigenvectors `fit` returned (cost +
+λ·penalty, normalised as in fit), B its inner product (I, or D for random_walk) and γ =
+`kernel_penalty` weighs the RKHS norm ‖f‖²_H against the graph penalty. With γ → 0 and a
+full-rank K the map interpolates `embedding_` exactly at the training points (Theorem 4); γ > 0
+smooths it. Measured on the harder two moons (200 points, kNN graph t = 0.25, λ = 16, 5 labels
+per moon, 5 splits, default γ = 1e-3): `transform(X_train)` against `embedding_` has |correlation|
+0.992 / 0.998 on the two components (minimum 0.985); points held out of the fit (15 %) and mapped
+by `transform` correlate 0.99 with their place in the transductive embedding of all points, and
+their 1-D 1-NN labels agree on about 90 % of them. γ = 1e-6 interpolates the training points more
+closely (0.997) but extrapolates worse (held-out correlation 0.73); γ = 0.1 smooths more (0.98).
+See tests/test_spectral.py. The map needs the n × n kernel: up to OUT_OF_SAMPLE_MAX_POINTS.
+
+Two moons: on the harder two moons (`metriclab.datasets.load('harder_moons')`, 200 points, 5
+labels per moon, 10-NN graph, symmetric Laplacian) TDL's 1-D embedding separates the moons clearly
+better than Laplacian Eigenmaps' (50 splits: 83.8 ± 6.9 % vs 70.3 ± 4.8 % 1-NN accuracy at the
+paper's t = 0.25, λ = 16). The effect lives in a window of λ: 77 % at λ = 1, 81 % at 4, 84 % at 16,
+73 % at 64, and LE's 70 % from λ = 256 on (λ → ∞ is LE); on the kNN graph the heat width matters
+little (t = 0.05-4 give 83-84 %), but the dense Gaussian graph on all pairs at t = 0.25 loses the
+effect (71.5 % vs 69.5 %). `metriclab.reproduce.tdl` (experiment "tdl-moons") runs these sweeps.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg, splu
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import check_array, check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from metriclab.graphs import (
+    GRAPH_KINDS,
+    LAPLACIAN_KINDS,
+    WEIGHT_KINDS,
+    build_graph,
+    degrees,
+    inverse_sqrt_degrees,
+    laplacian,
+)
+from metriclab.kernels import gaussian_kernel, squared_distances
+from metriclab.methods.registry import MethodSpec, Param
+
+PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "shift-invert", "lobpcg")
+DENSE_MAX_POINTS = 1500  # "auto" uses dense eigh up to here
+DENSE_FALLBACK_POINTS = 5000  # ARPACK failure falls back to dense eigh up to here
+OUT_OF_SAMPLE_MAX_POINTS = 4000
+SINGLE_THREAD_MAX_POINTS = 3000
+SA_TRIAL_RESTARTS = 10  # "auto": ARPACK which='SA' restarts tried before switching to shift-invert  # the out-of-sample map needs the n × n kernel matrix
+
+
+# --------------------------------------------------------------------------------------------
+# The matrices of the paper
+# --------------------------------------------------------------------------------------------
+
+
+def _nearest(reference: np.ndarray, query: np.ndarray | None, k: int) -> np.ndarray:
+    """Indices of the k nearest reference points of each query point (query None: the reference
+    points themselves, each excluding itself). Small problems by one distance matrix (no thread
+    pool start-up), large ones by scikit-learn's NearestNeighbors."""
+    n_query = reference.shape[0] if query is None else query.shape[0]
+    if n_query * reference.shape[0] > 4_000_000:
+        model = NearestNeighbors(n_neighbors=k).fit(reference)
+        return model.kneighbors(query, return_distance=False)
+    D2 = squared_distances(reference if query is None else query, reference)
+    if query is None:
+        np.fill_diagonal(D2, np.inf)
+    part = np.argpartition(D2, k - 1, axis=1)[:, :k] if k < D2.shape[1] else np.argsort(D2, axis=1)
+    order = np.argsort(np.take_along_axis(D2, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
+
+
+def cost_matrix(X: np.ndarray, y: np.ndarray, k: int) -> sp.csr_matrix:
+    """Symmetric cost matrix C of Eq. (6) on all n points (labeled rows/columns only are non-zero).
+
+    c_ij = +1/k_in for the k nearest labeled same-class neighbours x_j of a labeled x_i and
+    -1/k_out for its k nearest labeled other-class neighbours, with k_in = min(k, #same - 1) and
+    k_out = min(k, #other) (Section 3.1: average over the available neighbours); then (C + Cᵀ)/2.
+    Neighbours are found in the input (prior) metric. y == -1 marks unlabeled points.
+    """
+    n = X.shape[0]
+    labeled = np.flatnonzero(y != -1)
+    rows, cols, vals = [], [], []
+    for c in np.unique(y[labeled]):
+        same = labeled[y[labeled] == c]
+        other = labeled[y[labeled] != c]
+        k_in = min(k, same.size - 1)
+        if k_in > 0:
+            rows.append(np.repeat(same, k_in))
+            cols.append(same[_nearest(X[same], None, k_in).ravel()])
+            vals.append(np.full(same.size * k_in, 1.0 / k_in))
+        k_out = min(k, other.size)
+        if k_out > 0:
+            rows.append(np.repeat(same, k_out))
+            cols.append(other[_nearest(X[other], X[same], k_out).ravel()])
+            vals.append(np.full(same.size * k_out, -1.0 / k_out))
+    if not rows:
+        return sp.csr_matrix((n, n))
+    C = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
+    return ((C + C.T) * 0.5).tocsr()
+
+
+def cost_laplacian(C) -> sp.csr_matrix:
+    """C' = 2(diag(Ce) - C) (Proposition 3): Tr(C'G) = Tr(CD) and yᵀC'y = Σ_ij c_ij (y_i - y_j)²."""
+    C = sp.csr_matrix(C)
+    return (2.0 * (sp.diags(np.asarray(C.sum(axis=1)).ravel()) - C)).tocsr()
+
+
+def penalized_problem(C_prime, W, d: np.ndarray, lam: float, kind: str):
+    """(S, scale, trivial): the symmetric matrix whose constrained smallest eigenvectors Y give the
+    embedding `scale * Y`, and the unit trivial vector the eigenvectors must be orthogonal to.
+
+    unnormalized: S = C' + λ(D - W), trivial ∝ e (Eq. 3 with P' = L; Y ⊥ e is Eq. 3's XᵀEX = 0).
+    symmetric:    S = C' + λ L_sym (Section 5.1: the normalised Laplacian as penalty), trivial ∝
+                  D^1/2 e, the null vector of L_sym, so that C = 0 is Laplacian Eigenmaps exactly.
+    random_walk:  S = D^-1/2 (C' + λL) D^-1/2, trivial ∝ D^1/2 e, embedding D^-1/2 Y: the
+                  generalized problem (C' + λL) v = μ D v with vᵀD e = 0 (Belkin & Niyogi).
+    An isolated vertex (degree 0) gets unit degree in D^-1/2 (its Laplacian row is zero).
+    """
+    n = d.shape[0]
+    ones = np.ones(n)
+    if kind == "unnormalized":
+        scale, trivial = ones, ones
+        S = _combine(C_prime, laplacian(W, "unnormalized"), lam)
+    elif kind == "symmetric":
+        scale, trivial = ones, np.sqrt(d)
+        S = _combine(C_prime, laplacian(W, "symmetric"), lam)
+    elif kind == "random_walk":
+        scale = inverse_sqrt_degrees(d, isolated=1.0)
+        trivial = 1.0 / scale
+        S = _combine(C_prime, laplacian(W, "unnormalized"), lam)
+        if sp.issparse(S):
+            S = (sp.diags(scale) @ S @ sp.diags(scale)).tocsr()
+        else:
+            S = scale[:, None] * S * scale[None, :]
+    else:
+        raise ValueError(f"laplacian must be one of {LAPLACIAN_KINDS}, got {kind!r}")
+    norm = np.linalg.norm(trivial)
+    trivial = trivial / norm if norm > 0 else ones / np.sqrt(n)
+    return S, scale, trivial
+
+
+def _combine(C_prime, P, lam: float):
+    """C' + λP' (Eq. 3), sparse when the penalty is sparse."""
+    if sp.issparse(P):
+        return (C_prime + lam * P).tocsr()
+    return C_prime.toarray() + lam * np.asarray(P)
+
+
+# --------------------------------------------------------------------------------------------
+# Eigensolvers: the smallest eigenpairs of S with the trivial vector deflated
+# --------------------------------------------------------------------------------------------
+
+
+def _deflation_shift(S) -> float:
+    """A value above the spectrum of P S P (twice the Gershgorin bound of S), where t is moved."""
+    row_sums = np.asarray(abs(S).sum(axis=1)).ravel()
+    return 2.0 * float(row_sums.max()) + 1.0
+
+
+def _dense_smallest(S, n_components: int, trivial: np.ndarray):
+    A = S.toarray() if sp.issparse(S) else np.array(S, dtype=np.float64)
+    shift = _deflation_shift(A)
+    St = A @ trivial
+    # P S P + σ t tᵀ with P = I - t tᵀ: the problem on the complement of t, t moved to the top
+    A -= np.outer(trivial, St) + np.outer(St, trivial)
+    A += (trivial @ St + shift) * np.outer(trivial, trivial)
+    return scipy.linalg.eigh(A, subset_by_index=[0, n_components - 1], driver="evr")
+
+
+def _deflated_operator(S, trivial: np.ndarray) -> LinearOperator:
+    """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it."""
+    n = S.shape[0]
+    shift = _deflation_shift(S)
+    S = sp.csr_matrix(S)
+    St = S @ trivial
+    top = float(trivial @ St) + shift
+
+    def matmat(X):
+        X = np.asarray(X, dtype=np.float64)
+        tX = trivial @ X
+        return S @ X - np.outer(trivial, St @ X) - np.outer(St, tX) + top * np.outer(trivial, tX)
+
+    def matvec(x):
+        return matmat(np.asarray(x).reshape(-1, 1)).ravel()
+
+    return LinearOperator((n, n), matvec=matvec, matmat=matmat, dtype=np.float64)
+
+
+def _arpack_smallest(
+    S, n_components: int, trivial: np.ndarray, tol: float, seed: int, maxiter: int | None = None
+):
+    n = S.shape[0]
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    ncv = min(n - 1, max(2 * n_components + 1, 24))
+    operator = _deflated_operator(S, trivial)
+    return eigsh(operator, k=n_components, which="SA", tol=tol, v0=v0, ncv=ncv, maxiter=maxiter)
+
+
+def _shift_invert_smallest(
+    S, n_components: int, trivial: np.ndarray, lower: float, tol: float, seed: int
+):
+    """ARPACK in shift-invert mode: the largest eigenvalues of (P S P + c t tᵀ - σI)^-1 with σ just
+    below the spectrum (σ < `lower` <= λ_min(S)), applied by one sparse LU of S - σI and a rank-2
+    Woodbury correction for the projection. Much faster than which='SA' when the wanted
+    eigenvalues cluster near 0 (Laplacian Eigenmaps); the factorisation costs memory (fill-in)."""
+    n = S.shape[0]
+    S = sp.csr_matrix(S)
+    spread = _deflation_shift(S)
+    sigma = lower - 1e-7 * max(spread, 1.0)  # close to the spectrum: fast convergence
+    lu = splu((S - sigma * sp.identity(n, format="csr")).tocsc())
+    St = S @ trivial
+    # P S P + c t tᵀ = S + U M Uᵀ with U = [t, St]
+    U = np.column_stack([trivial, St])
+    M = np.array([[float(trivial @ St) + spread, -1.0], [-1.0, 0.0]])
+    AiU = lu.solve(U)
+    core = np.linalg.inv(np.linalg.inv(M) + U.T @ AiU)
+
+    def matvec(x):
+        z = lu.solve(np.asarray(x, dtype=np.float64).ravel())
+        return z - AiU @ (core @ (U.T @ z))
+
+    operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    ncv = min(n - 1, max(2 * n_components + 1, 24))
+    values, vectors = eigsh(operator, k=n_components, which="LA", tol=tol, v0=v0, ncv=ncv)
+    return sigma + 1.0 / values, vectors
+
+
+def _smallest_eigenvalue_estimate(S, seed: int, bound: float | None) -> float:
+    """λ_min(S) minus a margin, from Lanczos (which='SA', k=1: the extreme eigenvalue converges in
+    few steps); never below the rigorous `bound`. Used as the shift-invert shift for TDL, where the
+    Gershgorin bound is loose (about -15 against λ_min of about -0.8 on the bench data) and a far
+    shift converges 4x slower."""
+    n = S.shape[0]
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    try:
+        theta = float(eigsh(sp.csr_matrix(S), k=1, which="SA", tol=1e-6, v0=v0)[0][0])
+    except ArpackNoConvergence:
+        return bound if bound is not None else 0.0
+    estimate = theta - 1e-3 * max(1.0, abs(theta))
+    return max(estimate, bound) if bound is not None else estimate
+
+
+def cost_lower_bound(C, scale: np.ndarray) -> float:
+    """A lower bound of λ_min(S): λP' and the same-class part of C' are PSD, so λ_min(S) >=
+    -λ_max(diag(scale) C'_- diag(scale)), bounded by Gershgorin (C'_- from the other-class part)."""
+    C = sp.csr_matrix(C)
+    negative = C.copy()
+    negative.data = np.maximum(-negative.data, 0.0)
+    negative.eliminate_zeros()
+    if negative.nnz == 0:
+        return 0.0
+    N = cost_laplacian(negative)
+    N = sp.diags(scale) @ N @ sp.diags(scale)
+    return -float(np.asarray(abs(N).sum(axis=1)).max())
+
+
+def _lobpcg_smallest(S, n_components: int, trivial: np.ndarray, tol: float, seed: int):
+    n = S.shape[0]
+    S = sp.csr_matrix(S)
+    X0 = np.random.default_rng(seed).standard_normal((n, n_components + 2))
+    diagonal = S.diagonal()
+    diagonal[diagonal <= 0] = 1.0
+    jacobi = sp.diags(1.0 / diagonal)
+    with warnings.catch_warnings():  # judged below by the residual, in our own words
+        warnings.simplefilter("ignore", UserWarning)
+        values, vectors = lobpcg(
+            S, X0, M=jacobi, Y=trivial[:, None], tol=tol or None, largest=False, maxiter=2000
+        )
+    order = np.argsort(values)[:n_components]
+    values, vectors = values[order], vectors[:, order]
+    residual = np.linalg.norm(S @ vectors - vectors * values, axis=0).max()
+    scale = max(float(np.abs(values).max()), 1e-12)
+    if residual > 1e-4 * scale:
+        warnings.warn(
+            f"LOBPCG stopped with relative residual {residual / scale:.1e}; the embedding may be "
+            "inaccurate: use eigen_solver='arpack' or 'auto'",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return values, vectors
+
+
+def smallest_eigenpairs(
+    S,
+    n_components: int,
+    trivial: np.ndarray,
+    solver: str = "auto",
+    tol: float = 0.0,
+    seed: int = 0,
+    lower: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `n_components` smallest eigenpairs of symmetric S restricted to the complement of the unit
+    vector `trivial` (min Tr(Yᵀ S Y) s.t. YᵀY = I, Yᵀt = 0). Returns (ascending values, columns).
+
+    When t is an exact null vector of S (unnormalized, random_walk) this is "all eigenvectors but
+    the trivial one", whatever the sign of the others' eigenvalues. `lower` is a lower bound of
+    the spectrum of S, needed by solver="shift-invert" (see `cost_lower_bound`).
+
+    "auto": dense eigh up to DENSE_MAX_POINTS; beyond, ARPACK which='SA' for at most
+    SA_TRIAL_RESTARTS restarts (enough on MNIST-like graphs), then shift-invert ARPACK with the shift just
+    below 0 (Laplacian Eigenmaps: lower == 0) or just below a Lanczos estimate of λ_min (TDL: the
+    cost makes S indefinite), falling back to which='SA' if the shift was not below the spectrum.
+    On the bench's 10^4-point Swiss roll with 60 eigenvectors shift-invert took 46 s against
+    225 s for which='SA' (10 eigenvectors: 0.7 s vs 0.5 s). Measured in bench/spectral.py."""
+    n = S.shape[0]
+    if solver == "auto":
+        if n <= DENSE_MAX_POINTS:
+            solver = "dense"
+        else:
+            # cheap Lanczos first (converges in a few restarts on expander-like graphs such as
+            # MNIST's, and when the cost spreads the spectrum); shift-invert when it does not
+            try:
+                values, vectors = _arpack_smallest(
+                    S, n_components, trivial, tol, seed, maxiter=SA_TRIAL_RESTARTS
+                )
+                order = np.argsort(values)
+                return values[order], vectors[:, order]
+            except ArpackNoConvergence:
+                pass
+            solver = "shift-invert"
+            if lower != 0.0:  # a tight shift: the smallest eigenvalue of S, by a few Lanczos steps
+                lower = _smallest_eigenvalue_estimate(S, seed, lower)
+    if solver == "shift-invert":
+        if lower is None:
+            raise ValueError("eigen_solver='shift-invert' needs a lower bound of the spectrum")
+        try:
+            values, vectors = _shift_invert_smallest(S, n_components, trivial, lower, tol, seed)
+            order = np.argsort(values)
+            values, vectors = values[order], vectors[:, order]
+            if values[0] >= lower - 1e-8 * max(1.0, abs(lower)):
+                return values, vectors
+            solver = "arpack"  # the shift was not below the spectrum: fall back to which='SA'
+        except ArpackNoConvergence:
+            solver = "arpack"
+    if solver == "dense":
+        if n > DENSE_FALLBACK_POINTS:
+            raise ValueError(
+                f"eigen_solver='dense' builds an n × n matrix; {n} points is more than "
+                f"{DENSE_FALLBACK_POINTS}: use eigen_solver='arpack' or 'auto'"
+            )
+        return _dense_smallest(S, n_components, trivial)
+    if solver == "lobpcg":
+        return _lobpcg_smallest(S, n_components, trivial, tol, seed)
+    try:
+        values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed)
+    except ArpackNoConvergence:
+        if n <= DENSE_FALLBACK_POINTS:
+            return _dense_smallest(S, n_components, trivial)
+        raise ValueError(
+            "ARPACK did not converge to the smallest eigenvalues. Try more n_neighbors (a "
+            "connected graph converges faster), fewer n_components, a larger tol, or "
+            "eigen_solver='lobpcg'."
+        ) from None
+    order = np.argsort(values)
+    return values[order], vectors[:, order]
+
+
+def _fix_signs(vectors: np.ndarray) -> np.ndarray:
+    """Make each column's largest-magnitude entry positive (a deterministic sign)."""
+    idx = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[idx, np.arange(vectors.shape[1])])
+    signs[signs == 0] = 1.0
+    return vectors * signs
+
+
+# --------------------------------------------------------------------------------------------
+# Estimators
+# --------------------------------------------------------------------------------------------
+
+
+def _check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+
+
+def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return int(value)
+
+
+def _check_nonnegative(name: str, value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
+
+
+class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
+    """Shared fit / transform of TDL and Laplacian Eigenmaps (see the module docstring)."""
+
+    def _cost_and_lam(self, X, y) -> tuple[sp.csr_matrix, float]:
+        raise NotImplementedError
+
+    def _validate_common(self, X, y):
+        X = check_array(X, dtype=np.float64, ensure_min_samples=3)
+        n = X.shape[0]
+        if y is None:
+            y = np.full(n, -1, dtype=np.int64)
+        else:
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != n:
+                raise ValueError(f"y must be a 1-D array of {n} labels (-1 = unlabeled)")
+            if y.dtype.kind not in "iub":
+                if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+                    y = y.astype(np.int64)
+                else:
+                    raise ValueError("y must hold integer class labels, with -1 for unlabeled")
+            y = y.astype(np.int64)
+        _check_int("n_components", self.n_components, 1, n - 2)
+        _check_int("n_neighbors", self.n_neighbors, 1, n - 1)
+        _check_choice("graph", self.graph, GRAPH_KINDS)
+        _check_choice("weights", self.weights, WEIGHT_KINDS)
+        _check_choice("laplacian", self.laplacian, LAPLACIAN_KINDS)
+        _check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
+        _check_nonnegative("kernel_penalty", self.kernel_penalty)
+        _check_nonnegative("tol", self.tol)
+        if self.width is not None:
+            _check_nonnegative("width", self.width)
+        if self.kernel_width is not None:
+            _check_nonnegative("kernel_width", self.kernel_width)
+        return X, y
+
+    def fit(self, X, y=None):
+        X, y = self._validate_common(X, y)
+        # small problems: one thread (BLAS/OpenMP thread start-up costs more than the work)
+        with threadpool_limits(1 if X.shape[0] <= SINGLE_THREAD_MAX_POINTS else None):
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
+        clock = time.perf_counter()
+        W, self.width_ = build_graph(
+            X,
+            graph=self.graph,
+            n_neighbors=self.n_neighbors,
+            weights=self.weights,
+            width=self.width,
+        )
+        t_graph = time.perf_counter()
+        with threadpool_limits(1):  # many small products: threads only add start-up and contention
+            C, lam = self._cost_and_lam(X, y)
+        C_prime = cost_laplacian(C)
+        t_cost = time.perf_counter()
+        d = degrees(W)
+        S, scale, trivial = penalized_problem(C_prime, W, d, lam, self.laplacian)
+        lower = cost_lower_bound(C, scale)
+        values, Y = smallest_eigenpairs(
+            S, self.n_components, trivial, self.eigen_solver, self.tol, self.random_state, lower
+        )
+        t_eigen = time.perf_counter()
+        # seconds per stage (graph, cost, eigensolve incl. the Laplacian): for the bench and the app
+        self.timings_ = {
+            "graph": t_graph - clock,
+            "cost": t_cost - t_graph,
+            "eigensolve": t_eigen - t_cost,
+        }
+        Y = _fix_signs(Y)
+        self.eigenvalues_ = values
+        self.embedding_ = scale[:, None] * Y if self.laplacian == "random_walk" else Y
+        self.affinity_ = sp.csr_matrix(W)
+        self.cost_ = C
+        self.degrees_ = d
+        self.lam_ = lam
+        self.n_features_in_ = X.shape[1]
+        self._X_fit = X
+        self._S = S
+        self._scale = scale
+        self._trivial = trivial
+        self._out_of_sample = None
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        return self.fit(X, y).embedding_
+
+    # ---- out-of-sample map: Lemma 6 / Eq. (7) ----
+
+    def _reported_problem(self):
+        """(A, b, t): the embedding returned by fit is the smallest-μ solution of A u = μ diag(b) u,
+        u ⊥_b t, in the coordinates of `embedding_`."""
+        scale, trivial = self._scale, self._trivial
+        if self.laplacian == "random_walk":
+            # v = scale * y: A = scale^-1 S scale^-1, b = scale^-2, trivial ∝ e
+            inv = 1.0 / scale
+            A = self._S.multiply(np.outer(inv, inv)) if sp.issparse(self._S) else None
+            if A is None:
+                A = inv[:, None] * self._S * inv[None, :]
+            return A, inv**2, scale * trivial
+        return self._S, np.ones_like(scale), trivial
+
+    def _fit_out_of_sample(self):
+        X = self._X_fit
+        n = X.shape[0]
+        if n > OUT_OF_SAMPLE_MAX_POINTS:
+            raise ValueError(
+                f"the out-of-sample map (Lemma 6) needs the n × n kernel matrix; {n} training "
+                f"points is more than {OUT_OF_SAMPLE_MAX_POINTS}: fit on a subsample to use "
+                "transform, or use embedding_ for the training points"
+            )
+        width = self.kernel_width if self.kernel_width is not None else self.width_
+        K = gaussian_kernel(X, X, width=width)
+        sigma, U = scipy.linalg.eigh(K)
+        keep = sigma > 1e-10 * sigma.max()
+        sigma, U = sigma[keep], U[:, keep]
+        A, b, t = self._reported_problem()
+        AU = A @ U
+        A_r = U.T @ AU + (self.lam_ * self.kernel_penalty) * np.diag(1.0 / sigma)  # Eq. (7)
+        B_r = U.T @ (b[:, None] * U)
+        constraint = U.T @ (b * t)
+        Q = scipy.linalg.null_space(constraint[None, :])
+        A_q = Q.T @ A_r @ Q
+        B_q = Q.T @ B_r @ Q
+        _, w = scipy.linalg.eigh(
+            (A_q + A_q.T) / 2, (B_q + B_q.T) / 2, subset_by_index=[0, self.n_components - 1]
+        )
+        z = Q @ w
+        alpha = U @ (z / sigma[:, None])
+        on_training = U @ z
+        # same sign as embedding_ (eigenvectors are defined up to sign)
+        signs = np.sign(np.sum(on_training * self.embedding_, axis=0))
+        signs[signs == 0] = 1.0
+        self._out_of_sample = (alpha * signs, width)
+
+    def transform(self, X):
+        """Out-of-sample embedding f(x) = Σ_i α_i exp(-||x_i - x||² / kernel_width) (Lemma 6)."""
+        check_is_fitted(self, "embedding_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}"
+            )
+        if self._out_of_sample is None:
+            self._fit_out_of_sample()
+        alpha, width = self._out_of_sample
+        return gaussian_kernel(X, self._X_fit, width=width) @ alpha
+
+
+class TDL(_GraphSpectralEmbedding):
+    """Transductive distance learning (Li, Yang & Wang 2007): embedding from C' + λL.
+
+    Parameters
+    ----------
+    n_components : output dimension (eigenvectors kept after the trivial one).
+    lam : λ, weight of the graph-Laplacian penalty against the label cost (paper: 16 on two
+        moons, 1024 on UCI, 128 on MNIST).
+    k : labeled same-class / other-class neighbours per labeled point in the cost (Eq. 6).
+    n_neighbors : k of the kNN graph (also used to pick the automatic width).
+    width : heat width t of exp(-d²/t); None = mean squared kNN distance, reported as `width_`.
+    graph : "knn" (sparse) or "full" (dense Gaussian, small n).
+    weights : "heat" or "binary" kNN weights.
+    laplacian : "symmetric" (paper, Section 5), "unnormalized" or "random_walk".
+    eigen_solver : "auto", "dense", "arpack" or "lobpcg".
+    kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
+    kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
+
+    Attributes: embedding_ (n × n_components), eigenvalues_, affinity_ (sparse W), cost_ (sparse C),
+    width_, degrees_. y == -1 marks unlabeled points; `fit(X, y)` embeds all of X.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        lam=16.0,
+        k=5,
+        n_neighbors=10,
+        width=None,
+        graph="knn",
+        weights="heat",
+        laplacian="symmetric",
+        eigen_solver="auto",
+        kernel_penalty=1e-3,
+        kernel_width=None,
+        tol=0.0,
+        random_state=0,
+    ):
+        self.n_components = n_components
+        self.lam = lam
+        self.k = k
+        self.n_neighbors = n_neighbors
+        self.width = width
+        self.graph = graph
+        self.weights = weights
+        self.laplacian = laplacian
+        self.eigen_solver = eigen_solver
+        self.kernel_penalty = kernel_penalty
+        self.kernel_width = kernel_width
+        self.tol = tol
+        self.random_state = random_state
+
+    def _cost_and_lam(self, X, y):
+        k = _check_int("k", self.k, 1)
+        lam = _check_nonnegative("lam", self.lam)  # λ = 0 allowed: the cost alone
+        return cost_matrix(X, y, k), lam
+
+
+class LaplacianEigenmaps(_GraphSpectralEmbedding):
+    """Laplacian Eigenmaps (Belkin & Niyogi 2003): TDL with C = 0 and λ = 1 (Section 2.2).
+
+    Uses no labels (`fit(X, y)` accepts and ignores y); same graph, Laplacian and solver options
+    and the same out-of-sample map as `TDL`.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        n_neighbors=10,
+        width=None,
+        graph="knn",
+        weights="heat",
+        laplacian="symmetric",
+        eigen_solver="auto",
+        kernel_penalty=1e-3,
+        kernel_width=None,
+        tol=0.0,
+        random_state=0,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.width = width
+        self.graph = graph
+        self.weights = weights
+        self.laplacian = laplacian
+        self.eigen_solver = eigen_solver
+        self.kernel_penalty = kernel_penalty
+        self.kernel_width = kernel_width
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        return super().fit(X, None)
+
+    def _cost_and_lam(self, X, y):
+        return sp.csr_matrix((X.shape[0], X.shape[0])), 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+
+def _graph_params() -> list[Param]:
+    return [
+        Param(
+            "n_components",
+            "Dimensions",
+            "int",
+            2,
+            low=1,
+            high=10,
+            help="Eigenvectors kept (after the trivial one): the output dimension.",
+        ),
+        Param(
+            "n_neighbors",
+            "Graph neighbours",
+            "int",
+            10,
+            low=2,
+            high=50,
+            help="k of the kNN graph whose Laplacian is the penalty.",
+        ),
+        Param(
+            "width",
+            "Heat width t",
+            "float",
+            None,
+            low=1e-3,
+            high=1e3,
+            log=True,
+            help="t in exp(-d²/t) on the graph edges; empty = mean squared kNN distance.",
+        ),
+        Param(
+            "graph",
+            "Graph",
+            "choice",
+            "knn",
+            choices=GRAPH_KINDS,
+            help="knn: sparse k-nearest-neighbour graph; full: dense Gaussian graph (small data).",
+        ),
+        Param(
+            "laplacian",
+            "Laplacian",
+            "choice",
+            "symmetric",
+            choices=LAPLACIAN_KINDS,
+            help="Normalisation of the penalty: symmetric (paper), unnormalized D−W, random_walk.",
+        ),
+    ]
+
+
+SPECS = [
+    MethodSpec(
+        key="tdl",
+        label="TDL (transductive distance learning)",
+        paper=PAPER,
+        params=[
+            Param(
+                "lam",
+                "λ (graph penalty)",
+                "float",
+                16.0,
+                low=1e-3,
+                high=1e4,
+                log=True,
+                help="Weight of the graph-Laplacian penalty against the label cost; "
+                "large λ gives Laplacian Eigenmaps.",
+            ),
+            Param(
+                "k",
+                "Label neighbours k",
+                "int",
+                5,
+                low=1,
+                high=50,
+                help="Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
+            ),
+            *_graph_params(),
+        ],
+        factory=TDL,
+        family="spectral",
+        needs_labels=True,
+        transductive=True,
+        out_of_sample=True,
+        baseline="le",
+        description="Smallest eigenvectors of C' + λL: a label cost pulling same-class neighbours "
+        "together and pushing other-class ones apart, regularised by a graph Laplacian on all "
+        "points (Li, Yang & Wang 2007).",
+    ),
+    MethodSpec(
+        key="le",
+        label="Laplacian Eigenmaps",
+        paper=PAPER,
+        params=_graph_params(),
+        factory=LaplacianEigenmaps,
+        family="spectral",
+        needs_labels=False,
+        transductive=True,
+        out_of_sample=True,
+        baseline="euclidean",
+        description="Smallest non-trivial eigenvectors of the graph Laplacian (Belkin & Niyogi "
+        "2003): TDL with no label cost.",
+    ),
+]

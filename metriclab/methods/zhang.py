@@ -1,0 +1,625 @@
+"""Discriminant kernels and multidimensional scaling (Zhang 2003).
+
+The pipeline of the paper: a discriminant kernel on (input, label) pairs (kernels.py, Eqs. (3)-(12))
+gives a Euclidean, Fisher-separable dissimilarity (Eqs. (13)-(16), Theorem 2); classical MDS embeds
+the labelled points; an expansion f(x) = W' phi(x) (Eq. (17)) fitted by iterative majorization
+(Eq. (19)) maps new points, whose labels are unknown.
+
+Also here: the checks the paper's theorems are about, on any dissimilarity matrix —
+`is_euclidean` (Gower & Legendre's Theorem 1) and `is_fisher_separable` (Definition 2).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+from scipy.sparse.linalg import ArpackError, eigsh
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from metriclab.kernels import (
+    COMBINATIONS,
+    DELTA_DISSIMILARITIES,
+    base_kernel,
+    class_mean_width,
+    correlation_kernel,
+    discriminant_kernel,
+    gaussian_kernel,
+    kernel_squared_distances,
+)
+from metriclab.methods.registry import MethodSpec, Param
+
+KERNELS = ("gaussian", "cosine", "linear", "polynomial")
+DISSIMILARITY_CHOICES = ("kernel", *DELTA_DISSIMILARITIES)
+BASES = ("rbf", "linear")
+DENSE_EIGEN_MAX = 1000  # up to this many points classical MDS keeps the full spectrum
+TILE = 256  # side of the square tiles of the majorization passes: their buffers stay in L2 cache
+
+
+# --- checks on a dissimilarity matrix ------------------------------------------------------------
+
+
+def _check_dissimilarity(D: np.ndarray, name: str = "D") -> np.ndarray:
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2 or D.shape[0] != D.shape[1]:
+        raise ValueError(f"{name} must be a square dissimilarity matrix, got shape {D.shape}")
+    if not np.isfinite(D).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if (D < 0).any():
+        raise ValueError(f"{name} has negative entries; dissimilarities must be >= 0")
+    return D
+
+
+def double_centre(Delta2: np.ndarray) -> np.ndarray:
+    """-1/2 H Delta2 H with H = I - 11'/n (Theorem 1 with s = 1/n): the Gram matrix of classical MDS."""
+    B = np.array(Delta2, dtype=np.float64, copy=True)
+    row = B.mean(axis=1)
+    col = B.mean(axis=0)
+    B -= row[:, None]
+    B -= col[None, :]
+    B += row.mean()
+    B *= -0.5
+    return B
+
+
+class GowerCheck(NamedTuple):
+    """Verdict of Gower's test. `relative_min_eigenvalue` = most negative eigenvalue / largest |eigenvalue|."""
+
+    euclidean: bool
+    relative_min_eigenvalue: float
+    min_eigenvalue: float
+    scale: float
+
+
+def is_euclidean(D: np.ndarray, tol: float = 1e-10, squared: bool = False) -> GowerCheck:
+    """Is D (distances; squared=True: squared distances) Euclidean? Theorem 1 (Gower & Legendre).
+
+    D is Euclidean iff -1/2 H D^2 H is positive semidefinite; the verdict allows a most negative
+    eigenvalue down to -tol times the largest eigenvalue magnitude (rounding).
+    """
+    D = _check_dissimilarity(D)
+    B = double_centre(D if squared else D**2)
+    n = B.shape[0]
+    lowest = scale = None
+    if n > 2 * DENSE_EIGEN_MAX:
+        v0 = _start_vector(n)
+        try:
+            lowest = float(eigsh(B, k=1, which="SA", v0=v0, return_eigenvectors=False)[0])
+            scale = float(np.abs(eigsh(B, k=1, which="LM", v0=v0, return_eigenvectors=False)[0]))
+        except ArpackError:  # e.g. highly repeated eigenvalues: fall back to the dense solver
+            lowest = None
+    if lowest is None:
+        eigenvalues = scipy.linalg.eigvalsh(B)
+        lowest, scale = float(eigenvalues[0]), float(np.abs(eigenvalues).max())
+    scale = scale if scale > 0 else 1.0
+    relative = lowest / scale
+    return GowerCheck(bool(relative >= -tol), relative, lowest, scale)
+
+
+class FisherCheck(NamedTuple):
+    """Definition 2: separable iff every within-class dissimilarity < every between-class one."""
+
+    separable: bool
+    margin: float  # min between-class minus max within-class dissimilarity
+    max_within: float
+    min_between: float
+
+
+def is_fisher_separable(D: np.ndarray, y: np.ndarray) -> FisherCheck:
+    """Fisher separability of a dissimilarity matrix under labels y (Definition 2)."""
+    D = _check_dissimilarity(D)
+    y = np.asarray(y)
+    if y.shape != (D.shape[0],):
+        raise ValueError(f"y has {y.shape[0] if y.ndim else 0} labels for {D.shape[0]} points")
+    if np.unique(y).size < 2:
+        raise ValueError("Fisher separability needs points of at least two classes")
+    same = y[:, None] == y[None, :]
+    np.fill_diagonal(same, False)
+    different = y[:, None] != y[None, :]
+    max_within = float(D[same].max()) if same.any() else 0.0
+    min_between = float(D[different].min())
+    margin = min_between - max_within
+    return FisherCheck(bool(margin > 0), margin, max_within, min_between)
+
+
+# --- classical MDS -------------------------------------------------------------------------------
+
+
+def _start_vector(n: int) -> np.ndarray:
+    """Deterministic ARPACK start vector (not 1: it spans the null space of a centred matrix)."""
+    return np.random.default_rng(0).standard_normal(n)
+
+
+def _fix_signs(V: np.ndarray) -> np.ndarray:
+    """Make the largest-magnitude entry of every eigenvector positive (stable plots)."""
+    idx = np.argmax(np.abs(V), axis=0)
+    signs = np.sign(V[idx, np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return V * signs
+
+
+def classical_mds(
+    D: np.ndarray,
+    n_components: int = 2,
+    eigen_solver: str = "auto",
+    n_eigenvalues: int = 10,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Classical (Torgerson-Gower) MDS of distances D: top eigenvectors of -1/2 H D^2 H.
+
+    Returns (embedding n x n_components, eigenvalues in decreasing order). eigen_solver "dense"
+    (scipy eigh) returns the whole spectrum; "arpack" (eigsh, for large n) returns the leading
+    max(n_components, n_eigenvalues). "auto" is dense up to DENSE_EIGEN_MAX points. Negative
+    eigenvalues (a non-Euclidean D) give zero coordinates.
+    """
+    D = _check_dissimilarity(D)
+    n = D.shape[0]
+    if not (int(n_components) == n_components and n_components >= 1):
+        raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
+    if eigen_solver not in ("auto", "dense", "arpack"):
+        raise ValueError(f"eigen_solver must be auto, dense or arpack, got {eigen_solver!r}")
+    B = double_centre(D**2)
+    if eigen_solver == "auto":
+        eigen_solver = "dense" if n <= DENSE_EIGEN_MAX else "arpack"
+    m = min(int(n_components), n)  # n points span at most n - 1 dimensions: the rest are zeros
+    k = max(m, n_eigenvalues)
+    eigenvalues = None
+    if eigen_solver == "arpack" and k < n - 1:
+        try:
+            eigenvalues, V = eigsh(B, k=k, which="LA", v0=_start_vector(n))
+        except ArpackError:  # e.g. highly repeated eigenvalues: fall back to the dense solver
+            eigenvalues = None
+    if eigenvalues is None:
+        eigenvalues, V = scipy.linalg.eigh(B)
+    order = np.argsort(eigenvalues)[::-1]
+    eigenvalues, V = eigenvalues[order], _fix_signs(V[:, order[:m]])
+    Y = np.zeros((n, int(n_components)))
+    Y[:, :m] = V * np.sqrt(np.maximum(eigenvalues[:m], 0.0))
+    return Y, eigenvalues
+
+
+# --- expansion technique and iterative majorization (Section 4) -----------------------------------
+
+
+def _pairwise_distances(A: np.ndarray, X: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Euclidean distances rows(A) x rows(X) into the C-contiguous `out`: from the differences
+    (exact, no cancellation) in low dimension, by the Gram expansion otherwise."""
+    if X.shape[1] <= 8:
+        return cdist(A, X, out=out)
+    np.matmul(A, X.T, out=out)
+    out *= -2.0
+    out += (A**2).sum(1)[:, None]
+    out += (X**2).sum(1)[None, :]
+    np.maximum(out, 0.0, out=out)
+    return np.sqrt(out, out=out)
+
+
+def _majorization_pass(D: np.ndarray, X: np.ndarray, tiny: float) -> tuple[np.ndarray, float]:
+    """(L_c X, e^2) for the configuration X: the C(V)V term of Eq. (19) and the stress of Eq. (18).
+
+    L_c = diag(rowsum c) - c with c_ij = d_ij / q_ij (0 where q_ij = 0), so that
+    C(V) = 2 Phi' L_c Phi and C(V)V = 2 Phi' (L_c X). D must be symmetric: the pass visits the
+    tiles on and above the diagonal only, each sized to stay in cache, with reused buffers.
+    """
+    n = X.shape[0]
+    b = min(n, TILE)
+    Q, T, small = np.empty(b * b), np.empty(b * b), np.empty(b * b, dtype=bool)
+    rowsum = np.zeros(n)
+    CX = np.zeros_like(X)
+    stress = 0.0
+    for i in range(0, n, b):
+        I = slice(i, min(i + b, n))
+        for j in range(i, n, b):
+            J = slice(j, min(j + b, n))
+            shape = (I.stop - i, J.stop - j)
+            size = shape[0] * shape[1]
+            q, t = Q[:size].reshape(shape), T[:size].reshape(shape)
+            z = small[:size].reshape(shape)
+            _pairwise_distances(X[I], X[J], q)
+            Dij = D[I, J]
+            np.subtract(Dij, q, out=t)
+            flat = T[:size]
+            stress += (1.0 if i == j else 2.0) * float(flat @ flat)  # Eq. (18), (i, j) and (j, i)
+            np.less_equal(q, tiny, out=z)
+            q[z] = np.inf  # c_ij = 0 where q_ij = 0
+            np.divide(Dij, q, out=t)
+            rowsum[I] += t.sum(axis=1)
+            CX[I] += t @ X[J]
+            if i != j:
+                rowsum[J] += t.sum(axis=0)
+                CX[J] += t.T @ X[I]
+    return rowsum[:, None] * X - CX, stress
+
+
+def majorization_stress(D: np.ndarray, X: np.ndarray) -> float:
+    """e^2 = sum_ij (d_ij - ||x_i - x_j||)^2 over all ordered pairs, Eq. (18)."""
+    return _majorization_pass(np.asarray(D, dtype=np.float64), np.asarray(X, dtype=np.float64), 0)[
+        1
+    ]
+
+
+def fit_expansion(
+    D: np.ndarray,
+    Phi: np.ndarray,
+    W0: np.ndarray,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fit W of f(x) = W' phi(x) to the dissimilarities D by iterative majorization, Eq. (19).
+
+    W <- B^+ C(V) V with B = sum_ij (phi_i - phi_j)(phi_i - phi_j)' = 2 Phi' (nI - 11') Phi. Stops
+    when an iteration lowers e^2 by less than tol * sum_ij d_ij^2 (the normalised stress, as
+    scikit-learn's SMACOF). Returns (W, stress per iteration, starting with the stress of W0);
+    the stress never increases (majorization). D must be symmetric.
+    """
+    n = Phi.shape[0]
+    s = Phi.sum(axis=0)
+    B = n * (Phi.T @ Phi) - np.outer(s, s)  # Phi' (nI - 11') Phi; the factor 2 cancels with C(V)
+    B_pinv = scipy.linalg.pinvh(B, atol=0.0, rtol=1e-10 * max(B.shape[0], 1))
+    tiny = 1e-12 * float(D.max()) if D.size else 0.0
+    scale = float(np.einsum("ij,ij->", D, D))
+    W = np.array(W0, dtype=np.float64, copy=True)
+    LcX, stress = _majorization_pass(D, Phi @ W, tiny)
+    history = [stress]
+    for _ in range(max_iter):
+        W = B_pinv @ (Phi.T @ LcX)  # Eq. (19)
+        LcX, stress = _majorization_pass(D, Phi @ W, tiny)
+        history.append(stress)
+        if history[-2] - stress <= tol * scale:
+            break
+    return W, np.asarray(history)
+
+
+def rbf_basis(X: np.ndarray, centres: np.ndarray, width: float) -> np.ndarray:
+    """phi_j(x) = exp(-||x - m_j||^2 / beta), the Gaussian radial basis of Section 5."""
+    return gaussian_kernel(X, centres, width=width)
+
+
+def _stratified_centres(y_codes: np.ndarray, n_basis: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of n_basis training points, shared among the classes like the paper (5 of each ...)."""
+    classes, counts = np.unique(y_codes, return_counts=True)
+    n_basis = min(n_basis, y_codes.size)
+    share = np.maximum(1, np.floor(n_basis * counts / counts.sum()).astype(int))
+    share = np.minimum(share, counts)
+    while share.sum() < n_basis:  # hand out the remainder to classes with points left
+        spare = np.flatnonzero(share < counts)
+        share[spare[np.argmax(counts[spare] - share[spare])]] += 1
+    chosen = [
+        rng.choice(np.flatnonzero(y_codes == c), k, replace=False)
+        for c, k in zip(classes, share, strict=True)
+    ]
+    return np.sort(np.concatenate(chosen))
+
+
+# --- the estimator ---------------------------------------------------------------------------------
+
+
+class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
+    """Zhang (2003): discriminant-kernel dissimilarities, classical MDS, and an RBF expansion.
+
+    fit(X, y) on labelled points builds the kernel k1 (x) label kernel (combine="tensor") or
+    alpha1 k1 + alpha2 label kernel (combine="sum"), its feature-space distances `dissimilarity_`
+    (square roots of the paper's delta), and embeds them by classical MDS (`embedding_`,
+    `eigenvalues_`). Then the expansion f(x) = W' phi(x) is fitted to the same dissimilarities by
+    iterative majorization (`stress_` per iteration) and `transform(X_new)` maps any points.
+
+    Parameters
+    ----------
+    n_components : dimension l of the embedding (may exceed the number of labelled points, as in
+        the paper's l = d on soybean: classical MDS then pads with zero coordinates).
+    kernel : base kernel k1: "gaussian" g_ij(beta) of Eq. (7), "cosine" (the correlation kernel
+        rho^q of Eq. (8), q = `degree`), "linear" or "polynomial" ((x'y + 1)^degree).
+    width : beta of the Gaussian kernel and of the RBF basis; None = average distance of the
+        labelled points to their class means (the paper's rule).
+    combine : "tensor" (Eq. (3)) or "sum" (Eq. (4)).
+    dissimilarity : "kernel" (from kernel and combine) or one of the paper's "delta1".."delta4",
+        which fix (kernel, combine) to (gaussian, tensor), (gaussian, sum), (cosine, tensor),
+        (cosine, sum) — Eqs. (13)-(16) exactly at alpha1 = alpha2 = 1/2.
+    degree : q of the correlation kernel (even q keeps Fisher separability) / polynomial degree.
+    alpha1, alpha2 : mixing weights of the direct sum, Eq. (4).
+    basis : "rbf" (Gaussian radial basis, Section 5.1-5.2) or "linear" (phi(x) = x, Section 5.3).
+    n_basis : number p of RBF centres, sampled from the training points class by class;
+        None = a quarter of the training points (the paper's 10 of 40), at most 200.
+    basis_width : width of the RBF basis; None = the same beta as the kernel.
+    init : initial W(0): "mds" (least-squares fit of the classical MDS embedding) or "random".
+    max_iter, tol : iterative majorization stops after max_iter updates or when an update lowers
+        the stress e^2 by less than tol * sum_ij d_ij^2.
+    random_state : seed of the centres and of a random W(0).
+
+    Attributes
+    ----------
+    kernel_ : training discriminant kernel matrix; dissimilarity_ : distances sqrt(delta_ij);
+    embedding_ : classical MDS of the training points; eigenvalues_ : MDS spectrum (decreasing;
+    whole for n <= 1000, else the leading 10); width_ : beta used; coef_, intercept_ : the
+    expansion (transform(X) = phi(X) coef_ + intercept_, rotated onto embedding_ by Procrustes,
+    which leaves all distances unchanged); stress_ : e^2 per majorization iteration; n_iter_;
+    centres_ : RBF centres; classes_ : the labels.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        kernel="gaussian",
+        width=None,
+        combine="sum",
+        dissimilarity="kernel",
+        degree=2,
+        alpha1=0.5,
+        alpha2=0.5,
+        basis="rbf",
+        n_basis=None,
+        basis_width=None,
+        init="mds",
+        max_iter=100,
+        tol=1e-6,
+        random_state=0,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.width = width
+        self.combine = combine
+        self.dissimilarity = dissimilarity
+        self.degree = degree
+        self.alpha1 = alpha1
+        self.alpha2 = alpha2
+        self.basis = basis
+        self.n_basis = n_basis
+        self.basis_width = basis_width
+        self.init = init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    # -- validation --
+    def _resolved_kernel(self) -> tuple[str, str]:
+        dissimilarity = "kernel" if self.dissimilarity is None else self.dissimilarity
+        if dissimilarity not in DISSIMILARITY_CHOICES:
+            raise ValueError(
+                f"dissimilarity must be one of {list(DISSIMILARITY_CHOICES)}, got {dissimilarity!r}"
+            )
+        if dissimilarity != "kernel":
+            return DELTA_DISSIMILARITIES[dissimilarity]
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {list(KERNELS)}, got {self.kernel!r}")
+        if self.combine not in COMBINATIONS:
+            raise ValueError(f"combine must be one of {list(COMBINATIONS)}, got {self.combine!r}")
+        return self.kernel, self.combine
+
+    def _check_params(self, n_samples: int) -> None:
+        if not (isinstance(self.n_components, int | np.integer) and self.n_components >= 1):
+            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
+        for name in ("width", "basis_width"):
+            value = getattr(self, name)
+            if value is not None and not (np.isfinite(value) and value > 0):
+                raise ValueError(
+                    f"{name} must be > 0 (or None for the paper's rule), got {value!r}"
+                )
+        if not (float(self.degree) == int(self.degree) and int(self.degree) >= 1):
+            raise ValueError(f"degree must be a positive whole number, got {self.degree!r}")
+        if not (self.alpha1 >= 0 and self.alpha2 >= 0 and self.alpha1 + self.alpha2 > 0):
+            raise ValueError(
+                f"alpha1 and alpha2 must be >= 0 and not both 0, got {self.alpha1!r}, {self.alpha2!r}"
+            )
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {list(BASES)}, got {self.basis!r}")
+        if self.n_basis is not None and not (
+            int(self.n_basis) == self.n_basis and self.n_basis >= 1
+        ):
+            raise ValueError(f"n_basis must be a positive integer, got {self.n_basis!r}")
+        if self.init not in ("mds", "random"):
+            raise ValueError(f"init must be 'mds' or 'random', got {self.init!r}")
+        if not (int(self.max_iter) == self.max_iter and self.max_iter >= 0):
+            raise ValueError(f"max_iter must be a non-negative integer, got {self.max_iter!r}")
+        if not (self.tol >= 0):
+            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+
+    # -- the maths --
+    def _base_kernel(self, kernel: str, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+        if kernel == "gaussian":
+            return gaussian_kernel(X, Y, width=self.width_)  # Eq. (7)
+        if kernel == "cosine":
+            return correlation_kernel(X, Y, degree=int(self.degree))  # Eq. (8)
+        return base_kernel(kernel, X, Y, degree=int(self.degree), coef0=1.0)
+
+    def _basis(self, X: np.ndarray) -> np.ndarray:
+        if self.basis == "linear":
+            return X  # phi(x) = x, Section 5.3
+        return rbf_basis(X, self.centres_, self.basis_width_)
+
+    def fit(self, X, y):
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+        if y is None:
+            raise ValueError(
+                "DiscriminantKernelMDS needs the class labels y of the training points"
+            )
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y has {y.size} labels for {X.shape[0]} points")
+        if y.dtype.kind in "iu" and (y == -1).any():
+            raise ValueError(
+                "labels of -1 mark unlabelled points; DiscriminantKernelMDS is fitted on the "
+                "labelled points only (fit(X[labelled], y[labelled]))"
+            )
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError("DiscriminantKernelMDS needs labelled points of at least two classes")
+        n = X.shape[0]
+        self._check_params(n)
+        kernel, combine = self._resolved_kernel()
+        self.n_features_in_ = X.shape[1]
+        self.kernel_name_, self.combine_ = kernel, combine
+        self.width_ = float(self.width) if self.width is not None else class_mean_width(X, codes)
+        self.basis_width_ = float(self.basis_width) if self.basis_width is not None else self.width_
+
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+            K1 = self._base_kernel(kernel, X)
+        self.kernel_ = discriminant_kernel(
+            K1, codes, combine=combine, alpha1=self.alpha1, alpha2=self.alpha2
+        )
+        if not np.isfinite(self.kernel_).all():
+            raise ValueError(
+                f"the {kernel} kernel overflows on these features (values too large); scale the "
+                "features or lower the degree"
+            )
+        self.dissimilarity_ = np.sqrt(kernel_squared_distances(self.kernel_))  # Eqs. (5)-(6)
+        self.embedding_, self.eigenvalues_ = classical_mds(self.dissimilarity_, self.n_components)
+
+        rng = np.random.default_rng(self.random_state)
+        if self.basis == "rbf":
+            n_basis = self.n_basis if self.n_basis is not None else min(200, max(2, n // 4))
+            self.centres_ = X[_stratified_centres(codes, int(n_basis), rng)]
+        else:
+            self.centres_ = None
+        Phi = self._basis(X)
+        W0 = self._initial_coefficients(Phi, rng)
+        W, self.stress_ = fit_expansion(self.dissimilarity_, Phi, W0, int(self.max_iter), self.tol)
+        self.n_iter_ = len(self.stress_) - 1
+        self.coef_, self.intercept_ = self._align(Phi @ W, W)
+        return self
+
+    def _initial_coefficients(self, Phi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        Phi_c = Phi - Phi.mean(axis=0)
+        if self.init == "mds":  # least-squares fit of the centred MDS configuration
+            return np.linalg.lstsq(Phi_c, self.embedding_ - self.embedding_.mean(0), rcond=None)[0]
+        W0 = rng.standard_normal((Phi.shape[1], self.n_components))
+        spread = np.linalg.norm(Phi_c @ W0) / np.sqrt(Phi.shape[0])
+        target = np.sqrt(np.mean(self.dissimilarity_**2) / 2.0)
+        return W0 * (target / spread) if spread > 0 else W0
+
+    def _align(self, F: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rotate/reflect the expansion onto the MDS embedding (orthogonal Procrustes)."""
+        f_mean, y_mean = F.mean(axis=0), self.embedding_.mean(axis=0)
+        U, _, Vt = np.linalg.svd((F - f_mean).T @ (self.embedding_ - y_mean))
+        R = U @ Vt
+        return W @ R, y_mean - f_mean @ R
+
+    def transform(self, X):
+        """Out-of-sample map f(x) = W' phi(x), Eq. (17) (labels not needed)."""
+        check_is_fitted(self, "coef_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"expected {self.n_features_in_} features, got {X.shape[1]}")
+        return self._basis(X) @ self.coef_ + self.intercept_
+
+    def fit_transform(self, X, y=None, **fit_params):
+        return self.fit(X, y).transform(X)
+
+
+SPECS = [
+    MethodSpec(
+        key="zhang_mds",
+        label="Discriminant-kernel MDS (Zhang 2003)",
+        paper="zhang-2003-discriminant-kernels-MDS",
+        family="zhang",
+        params=[
+            Param(
+                "n_components",
+                "Dimensions l",
+                "int",
+                2,
+                low=1,
+                high=10,
+                help="Dimension of the Euclidean embedding.",
+            ),
+            Param(
+                "dissimilarity",
+                "Dissimilarity",
+                "choice",
+                "kernel",
+                choices=DISSIMILARITY_CHOICES,
+                help="'kernel': built from the kernel and combination below. delta1..delta4: the "
+                "paper's Eqs. (13)-(16) (Gaussian/correlation kernel, tensor product/direct sum).",
+            ),
+            Param(
+                "kernel",
+                "Base kernel k1",
+                "choice",
+                "gaussian",
+                choices=KERNELS,
+                help="Gaussian exp(-d²/β), correlation ρ^q (cosine), linear or polynomial.",
+            ),
+            Param(
+                "combine",
+                "Combination with the label kernel",
+                "choice",
+                "sum",
+                choices=COMBINATIONS,
+                help="Tensor product k1·δ(t,t') (Eq. 3) or direct sum α1 k1 + α2 δ(t,t') (Eq. 4).",
+            ),
+            Param(
+                "width",
+                "Width β",
+                "float",
+                None,
+                low=1e-3,
+                high=1e3,
+                log=True,
+                help="Gaussian kernel and RBF basis width; empty = average distance of the "
+                "labelled points to their class means (the paper's rule).",
+            ),
+            Param(
+                "degree",
+                "Degree q",
+                "int",
+                2,
+                low=1,
+                high=6,
+                help="Power of the correlation kernel (even q keeps Fisher separability).",
+            ),
+            Param(
+                "alpha1",
+                "Weight α1 (input kernel)",
+                "float",
+                0.5,
+                low=0.0,
+                high=1.0,
+                help="Weight of the base kernel in the direct sum (paper: 1/2).",
+            ),
+            Param(
+                "alpha2",
+                "Weight α2 (label kernel)",
+                "float",
+                0.5,
+                low=0.0,
+                high=1.0,
+                help="Weight of the label kernel in the direct sum (paper: 1/2).",
+            ),
+            Param(
+                "basis",
+                "Out-of-sample basis",
+                "choice",
+                "rbf",
+                choices=BASES,
+                help="Gaussian RBFs on sampled centres (Sec. 5.1-5.2) or φ(x) = x (Sec. 5.3).",
+            ),
+            Param(
+                "n_basis",
+                "RBF centres p",
+                "int",
+                None,
+                low=1,
+                high=500,
+                help="Number of RBF centres; empty = a quarter of the labelled points (≤ 200).",
+            ),
+            Param(
+                "max_iter",
+                "Majorization iterations",
+                "int",
+                100,
+                low=0,
+                high=1000,
+                help="Maximum iterations of the majorization for the out-of-sample map.",
+            ),
+        ],
+        factory=DiscriminantKernelMDS,
+        needs_labels=True,
+        transductive=False,
+        out_of_sample=True,
+        gives_dissimilarity=True,
+        description="Discriminant kernels on (input, label) pairs give Euclidean, Fisher-separable "
+        "dissimilarities; classical MDS embeds the labelled points and an RBF expansion fitted by "
+        "iterative majorization maps new points.",
+    ),
+]

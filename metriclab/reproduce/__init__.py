@@ -1,0 +1,338 @@
+"""Reproductions of the papers' tables and figures.
+
+Each module here (tdl, zhang, kpca_trick, tangent) exposes `EXPERIMENTS: list[Experiment]`.
+`Experiment.run(fast=..., n_splits=..., seed=..., progress=...)` returns a pandas DataFrame with at
+least the columns of `RESULT_COLUMNS`: one row per (setting, method), the paper's number beside ours.
+
+The runner (`reproduce`, used by `python -m metriclab reproduce`) runs experiments, times them and
+writes `<out>/<name>.md` (the table: paper, ours mean ± std, difference, protocol; then the notes)
+and `<out>/<name>.csv` (the experiment's full table).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+import pandas as pd
+
+RESULT_COLUMNS = (
+    "setting",  # data set or condition, e.g. "wine" or "two moons, λ=16"
+    "method",
+    "metric",  # e.g. "1-NN error %" or "accuracy %"
+    "paper",  # the paper's number (NaN where it gives none)
+    "ours_mean",
+    "ours_std",
+    "n_splits",
+    "protocol",  # what we ran: split sizes, preprocessing, classifier
+    "note",  # why ours differs, where known
+)
+
+PAPER_MODULES = ("tdl", "zhang", "kpca_trick", "tangent")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str  # CLI name, e.g. "tdl-uci"
+    title: str
+    paper: str  # file stem in shared/papers
+    run: Callable  # run(fast: bool, n_splits: int | None, seed: int, progress) -> DataFrame
+    description: str = ""
+
+
+def experiments() -> dict[str, Experiment]:
+    """All experiments of all paper modules that exist, keyed by name."""
+    found: dict[str, Experiment] = {}
+    for module_name in PAPER_MODULES:
+        try:
+            module = import_module(f"metriclab.reproduce.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"metriclab.reproduce.{module_name}":
+                continue
+            raise
+        for exp in getattr(module, "EXPERIMENTS", ()):
+            found[exp.name] = exp
+    return found
+
+
+# ----------------------------------------------------------------------------- runner
+
+
+def check_results(frame: pd.DataFrame, name: str = "") -> pd.DataFrame:
+    """The experiment's table with every RESULT_COLUMNS column, in that order (extra columns kept)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"experiment {name!r} returned {type(frame).__name__}, not a DataFrame")
+    missing = [c for c in RESULT_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"experiment {name!r} returned no column(s) {missing}")
+    extra = [c for c in frame.columns if c not in RESULT_COLUMNS]
+    return frame[list(RESULT_COLUMNS) + extra].reset_index(drop=True)
+
+
+@dataclass
+class Outcome:
+    """What one reproduction run produced: its table (or the error) and how long it took."""
+
+    experiment: Experiment
+    results: pd.DataFrame | None
+    seconds: float
+    fast: bool
+    n_splits: int | None
+    seed: int
+    error: str | None = None
+    files: tuple = ()
+    code: str = ""  # git commit of the code that ran, where known
+
+
+def code_state() -> str:
+    """'commit abc1234' (+ ', with uncommitted changes' when metriclab/ differs), or 'unknown'."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "diff", "--quiet", "HEAD", "--", "metriclab"],
+            cwd=root,
+            capture_output=True,
+            timeout=10,
+        ).returncode
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"commit {head}" + (", with uncommitted changes in metriclab/" if dirty else "")
+
+
+def run_experiment(
+    exp: Experiment,
+    *,
+    fast: bool = False,
+    n_splits: int | None = None,
+    seed: int = 0,
+    progress: Callable | None = None,
+) -> Outcome:
+    """Run one experiment and time it; the error (with its traceback) is captured, not raised."""
+    code = code_state()
+    start = time.perf_counter()
+    try:
+        frame = exp.run(fast=fast, n_splits=n_splits, seed=seed, progress=progress)
+        frame = check_results(frame, exp.name)
+        error = None
+    except Exception:  # noqa: BLE001 - one failing experiment must not stop `reproduce all`
+        frame, error = None, traceback.format_exc()
+    return Outcome(exp, frame, time.perf_counter() - start, fast, n_splits, seed, error, code=code)
+
+
+def decimals_for(value: float) -> int:
+    """Decimals to show for a number of this size: 3 below 1, 2 below 100, else 1."""
+    return 3 if abs(value) < 1 else (2 if abs(value) < 100 else 1)
+
+
+def format_number(value, decimals: int | None = None) -> str:
+    """A table cell: '—' for a missing number, else `decimals` (default: by its size) decimals."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if not math.isfinite(v):
+        return "—"
+    return f"{v:.{decimals_for(v) if decimals is None else decimals}f}"
+
+
+LONG_PROTOCOL = (
+    60  # longer protocol texts are listed once under the table and referred to as P1, ...
+)
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_report(outcome: Outcome) -> str:
+    """The experiment's table as markdown: paper's number, ours (mean ± std), difference, protocol;
+    then the notes, each once."""
+    exp = outcome.experiment
+    mode = "fast (smoke-test sizes, NOT the full protocol)" if outcome.fast else "full"
+    lines = [
+        f"# {exp.title}",
+        "",
+        f"- experiment: `{exp.name}` (paper: `{exp.paper}`)",
+        f"- mode: {mode}; seed {outcome.seed}"
+        + (f"; splits requested: {outcome.n_splits}" if outcome.n_splits else ""),
+        f"- run time: {outcome.seconds:.1f} s; metriclab {_version()}; code: {outcome.code}",
+        f"- command: `python -m metriclab reproduce {exp.name}"
+        + (" --fast" if outcome.fast else "")
+        + (f" --splits {outcome.n_splits}" if outcome.n_splits else "")
+        + "`",
+        "",
+    ]
+    if exp.description:
+        lines += [exp.description.strip(), ""]
+    if outcome.error is not None:
+        lines += ["**The run failed:**", "", "```", outcome.error.strip(), "```", ""]
+        return "\n".join(lines)
+    frame = outcome.results
+    header = [
+        "setting",
+        "method",
+        "metric",
+        "paper",
+        "ours (mean ± std)",
+        "ours − paper",
+        "splits",
+        "protocol",
+    ]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    notes: list[str] = []
+    protocols: list[str] = []
+    for row in frame.itertuples(index=False):
+        paper, mean, std = _float(row.paper), _float(row.ours_mean), _float(row.ours_std)
+        shown = mean if math.isfinite(mean) else paper
+        d = decimals_for(shown) if math.isfinite(shown) else None
+        ours = format_number(mean, d)
+        if math.isfinite(std):
+            ours += f" ± {format_number(std, d)}"
+        difference = mean - paper  # NaN when either is missing
+        diff = ("+" if difference > 0 else "") + format_number(difference, d)
+        protocol = str(row.protocol)
+        if len(protocol) > LONG_PROTOCOL:
+            if protocol not in protocols:
+                protocols.append(protocol)
+            protocol = f"P{protocols.index(protocol) + 1}"
+        cells = [
+            row.setting,
+            row.method,
+            row.metric,
+            format_number(paper),
+            ours,
+            diff,
+            _int_text(row.n_splits),
+            protocol,
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        note = str(row.note).strip() if isinstance(row.note, str) else ""
+        if note and note not in notes:
+            notes.append(note)
+    lines.append("")
+    if protocols:
+        lines += ["## Protocols", ""]
+        lines += [f"- P{i}: {text}" for i, text in enumerate(protocols, start=1)] + [""]
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    return "\n".join(lines)
+
+
+def _float(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _int_text(value) -> str:
+    v = _float(value)
+    return str(int(v)) if math.isfinite(v) else "—"
+
+
+def _version() -> str:
+    from metriclab import __version__
+
+    return __version__
+
+
+def write_outcome(outcome: Outcome, out_dir: str | Path) -> tuple[Path, ...]:
+    """Write `<out>/<name>.md` and (when the run succeeded) `<out>/<name>.csv`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / f"{outcome.experiment.name}.md"
+    md.write_text(markdown_report(outcome), encoding="utf-8")
+    files = [md]
+    if outcome.results is not None:
+        csv = out / f"{outcome.experiment.name}.csv"
+        outcome.results.to_csv(csv, index=False)
+        files.append(csv)
+    outcome.files = tuple(files)
+    return outcome.files
+
+
+def select(names: list[str] | tuple[str, ...] | str) -> list[Experiment]:
+    """Experiments by name; 'all' (or an empty list) means every one; unknown names raise ValueError."""
+    known = experiments()
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    if not names or names == ["all"]:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown experiment(s) {unknown}; known: {', '.join(known) or 'none yet'}"
+        )
+    return [known[n] for n in names]
+
+
+def _run_and_write(exp, fast, n_splits, seed, out_dir, progress, n_jobs, scheduler, cache):
+    from metriclab.evaluation import run_defaults
+
+    with run_defaults(n_jobs=n_jobs, scheduler=scheduler, cache=cache):
+        outcome = run_experiment(exp, fast=fast, n_splits=n_splits, seed=seed, progress=progress)
+    if out_dir is not None:
+        write_outcome(outcome, out_dir)
+    return outcome
+
+
+def reproduce(
+    names="all",
+    *,
+    out_dir: str | Path | None = None,
+    fast: bool = False,
+    n_splits: int | None = None,
+    seed: int = 0,
+    n_jobs: int = 1,
+    scheduler=None,
+    cache=None,
+    progress: Callable | None = None,
+) -> list[Outcome]:
+    """Run experiments (writing md and csv to `out_dir` when given) and return their outcomes.
+
+    With n_jobs > 1 and several experiments (and no scheduler), the experiments run side by side in
+    joblib workers and `progress(done, total, message)` counts finished experiments. Otherwise they
+    run one after the other, `progress` receives each experiment's own steps, and n_jobs, scheduler
+    and cache become the defaults of the `compare` calls inside (`evaluation.run_defaults`).
+    """
+    chosen = select(names)
+    if n_jobs != 1 and len(chosen) > 1 and scheduler is None:
+        from joblib import Parallel, delayed
+
+        outcomes: list[Outcome] = []
+        run = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
+        for outcome in run(
+            delayed(_run_and_write)(exp, fast, n_splits, seed, out_dir, None, 1, None, cache)
+            for exp in chosen
+        ):
+            outcomes.append(outcome)
+            if progress is not None:
+                progress(len(outcomes), len(chosen), f"{outcome.experiment.name} finished")
+        return outcomes
+    outcomes = []
+    for exp in chosen:
+
+        def step(done, total, message, _name=exp.name):
+            if progress is not None:
+                progress(done, total, f"{_name}: {message}")
+
+        outcomes.append(
+            _run_and_write(exp, fast, n_splits, seed, out_dir, step, n_jobs, scheduler, cache)
+        )
+    return outcomes

@@ -1,0 +1,167 @@
+"""What the pages compute, without streamlit: one method fitted on one labeled split of one data set,
+and the same over a parameter grid (λ scrub frames, window map). Wrapped in caches by `ui.cache`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metriclab.datasets import Dataset
+from metriclab.evaluation import embed, embedding_accuracy, labeled_mask
+
+# Learned state shown on the pages when an estimator has it.
+EXTRA_ATTRIBUTES = (
+    "kernel_",
+    "dissimilarity_",
+    "affinity_",
+    "stress_",
+    "kernel_weights_",
+    "widths_",
+    "loss_curve_",
+    "is_euclidean_",
+    "fisher_separable_",
+    "checks_",
+)
+
+
+@dataclass
+class ViewResult:
+    """One fitted method on one split: the embedding (None for classifiers) and what to show with it."""
+
+    method: str
+    mask: np.ndarray  # True = labeled
+    accuracy: float  # 1-NN (or the classifier's) accuracy on the unlabeled points
+    Z: np.ndarray | None = None
+    predictions: np.ndarray | None = None
+    eigenvalues: np.ndarray | None = None
+    fit_time: float = 0.0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def subsample_indices(y: np.ndarray, max_points: int | None, seed: int = 0) -> np.ndarray:
+    """Indices of at most `max_points` points, stratified by class (all points when None or enough)."""
+    y = np.asarray(y)
+    n = y.shape[0]
+    if max_points is None or n <= max_points:
+        return np.arange(n)
+    rng = np.random.default_rng(seed)
+    keep = []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        take = max(2, int(round(max_points * idx.size / n)))
+        keep.append(rng.choice(idx, min(take, idx.size), replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def split_mask(y: np.ndarray, mode: str, value: float, seed: int = 0) -> np.ndarray:
+    """Labeled points of one split: `mode` "fraction" (share of each class) or "per_class"."""
+    if mode == "fraction":
+        return labeled_mask(y, fraction=float(value), seed=seed)
+    if mode == "per_class":
+        return labeled_mask(y, per_class=int(value), seed=seed)
+    raise ValueError(f"label mode must be 'fraction' or 'per_class', got {mode!r}")
+
+
+def method_kwargs(spec, ds: Dataset, params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters for `spec.make`, with the image shape added for image methods."""
+    kwargs = dict(params)
+    if spec.input == "image":
+        if ds.image_shape is None:
+            raise ValueError(
+                f"{spec.label} works on images; choose an image data set (e.g. usps, digits, mnist_5000)"
+            )
+        kwargs["image_shape"] = tuple(ds.image_shape)
+    return kwargs
+
+
+def _extras(estimator) -> dict[str, Any]:
+    out = {}
+    for name in EXTRA_ATTRIBUTES:
+        value = getattr(estimator, name, None)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def fit_view(
+    ds: Dataset, spec, params: dict[str, Any], mask: np.ndarray, extras: bool = True
+) -> ViewResult:
+    """Fit `spec` with `params` on `ds` under the method's protocol and score 1-NN on unlabeled points.
+    `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show."""
+    mask = np.asarray(mask, dtype=bool)
+    estimator = spec.make(**method_kwargs(spec, ds, params))
+    start = time.perf_counter()
+    if spec.output == "classifier":
+        estimator.fit(ds.X[mask], ds.y[mask])
+        predictions = ds.y.copy()
+        predictions[~mask] = estimator.predict(ds.X[~mask])
+        elapsed = time.perf_counter() - start
+        accuracy = float(np.mean(predictions[~mask] == ds.y[~mask]))
+        return ViewResult(
+            spec.key,
+            mask,
+            accuracy,
+            predictions=predictions,
+            fit_time=elapsed,
+            extras=_extras(estimator),
+        )
+    Z = np.asarray(embed(spec, estimator, ds.X, ds.y, mask), dtype=np.float64)
+    elapsed = time.perf_counter() - start
+    if Z.ndim == 1:
+        Z = Z[:, None]
+    if not np.all(np.isfinite(Z)):
+        raise ValueError(f"{spec.label} produced non-finite coordinates; try other parameters")
+    eigenvalues = getattr(estimator, "eigenvalues_", None)
+    return ViewResult(
+        spec.key,
+        mask,
+        embedding_accuracy(Z, ds.y, mask),
+        Z=Z,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues, dtype=np.float64),
+        fit_time=elapsed,
+        extras=_extras(estimator) if extras else {},
+    )
+
+
+def scrub_embeddings(
+    ds: Dataset, spec, params: dict[str, Any], mask: np.ndarray, name: str, values: Sequence[Any]
+) -> tuple[list[np.ndarray], list[float]]:
+    """Embeddings (first two columns) and accuracies with parameter `name` set to each of `values`."""
+    frames, accuracies = [], []
+    for value in values:
+        result = fit_view(ds, spec, {**params, name: value}, mask, extras=False)
+        if result.Z is None:
+            raise ValueError(f"{spec.label} gives no embedding to scrub through")
+        frames.append(result.Z[:, :2])
+        accuracies.append(result.accuracy)
+    return frames, accuracies
+
+
+def window_accuracy(
+    ds: Dataset,
+    spec,
+    params: dict[str, Any],
+    mask: np.ndarray,
+    row: tuple[str, Sequence[Any]],
+    col: tuple[str, Sequence[Any]],
+    progress=None,
+) -> np.ndarray:
+    """Accuracy on the unlabeled points over the grid row-parameter × column-parameter."""
+    (row_name, row_values), (col_name, col_values) = row, col
+    grid = np.full((len(row_values), len(col_values)), np.nan)
+    total = grid.size
+    for i, rv in enumerate(row_values):
+        for j, cv in enumerate(col_values):
+            try:
+                grid[i, j] = fit_view(
+                    ds, spec, {**params, row_name: rv, col_name: cv}, mask
+                ).accuracy
+            except (ValueError, np.linalg.LinAlgError, ArithmeticError):
+                grid[i, j] = np.nan  # a failing corner of the grid shows as a gap, not an error
+            if progress is not None:
+                progress(i * len(col_values) + j + 1, total, f"{row_name}={rv}, {col_name}={cv}")
+    return grid

@@ -1,0 +1,142 @@
+"""Shared pickers of the pages: data set (with a synthetic generator's parameters), method, labels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from metriclab import datasets
+from metriclab.methods import REGISTRY
+from metriclab.ui import cache
+from metriclab.ui.state import seed_from_url
+from metriclab.ui.widgets import format_value, param_widgets
+
+FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+LARGE = 1500  # data sets above this many points are subsampled on the interactive pages
+
+
+def dataset_choices(include_uploads: bool = True, images_only: bool = False) -> list[str]:
+    names = list(datasets.names())
+    if images_only:
+        names = [n for n in names if _is_image(n)]
+    if include_uploads:
+        names += list(cache.uploaded_names())
+    return names
+
+
+def _is_image(name: str) -> bool:
+    try:
+        entry = datasets.entry(name)
+    except ValueError:
+        return False
+    if entry.kind != "file":
+        return False
+    from metriclab.datasets.core import read_catalog
+
+    return bool(read_catalog().get(name, {}).get("image_shape"))
+
+
+def dataset_label(name: str) -> str:
+    if name.startswith(cache.UPLOAD_PREFIX):
+        return f"uploaded: {cache.uploaded_names().get(name, name)}"
+    try:
+        summary = datasets.entry(name).summary
+    except ValueError:
+        return name
+    return f"{name} — {summary}" if summary else name
+
+
+def dataset_picker(
+    container=None,
+    key: str = "ds",
+    default: str = "two_moons",
+    include_uploads: bool = True,
+    images_only: bool = False,
+    show_params: bool = True,
+) -> tuple[str, dict[str, Any]]:
+    """Data set select box (and the generator's parameter widgets for synthetic sets)."""
+    c = container or st.sidebar
+    options = dataset_choices(include_uploads, images_only)
+    if not options:
+        raise ValueError("no data sets available yet")
+    seed_from_url(key, default if default in options else options[0], options=None)
+    if st.session_state[key] not in options:
+        st.session_state[key] = default if default in options else options[0]
+    name = c.selectbox("Data set", options, key=key, format_func=dataset_label)
+    params: dict[str, Any] = {}
+    if show_params and not name.startswith(cache.UPLOAD_PREFIX):
+        entry = datasets.entry(name)
+        if entry.params:
+            with c.expander("Generator parameters", expanded=False):
+                params = param_widgets(entry.params, f"d.{name}.")
+    return name, params
+
+
+def method_picker(
+    container=None,
+    key: str = "method",
+    default: str = "pca",
+    accept: Callable[[Any], bool] | None = None,
+) -> str:
+    c = container or st.sidebar
+    options = [k for k, spec in REGISTRY.items() if accept is None or accept(spec)]
+    if not options:
+        raise ValueError("no method of this kind is registered yet")
+    seed_from_url(key, default if default in options else options[0])
+    if st.session_state[key] not in options:
+        st.session_state[key] = default if default in options else options[0]
+    return c.selectbox(
+        "Method",
+        options,
+        key=key,
+        format_func=lambda k: f"{REGISTRY[k].label} ({REGISTRY[k].paper})",
+    )
+
+
+def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, float, int]:
+    """How many points are labeled: a share of each class or a number per class, and the split seed."""
+    c = container or st.sidebar
+    seed_from_url("lab", "fraction")
+    mode = c.radio(
+        "Labels",
+        ["fraction", "per_class"],
+        key="lab",
+        horizontal=True,
+        format_func=lambda m: "share of each class" if m == "fraction" else "per class",
+    )
+    if mode == "fraction":
+        seed_from_url("frac", default_fraction, options=FRACTIONS)
+        value = c.select_slider(
+            "Labeled fraction", FRACTIONS, key="frac", format_func=lambda v: f"{v:.0%}"
+        )
+    else:
+        seed_from_url("per", 5)
+        value = c.slider("Labels per class", 1, 50, key="per")
+    seed_from_url("seed", 0)
+    seed = int(c.number_input("Split seed", 0, 10_000, key="seed", step=1))
+    return mode, value, seed
+
+
+def url_values(keys: Sequence[str]) -> dict[str, Any]:
+    """Current session values of widget keys, for `state.publish`."""
+    return {k: st.session_state[k] for k in keys if k in st.session_state}
+
+
+def explainer(text: str, latex: Sequence[str] = (), expanded: bool = False) -> None:
+    """The page's short 'what am I looking at' with the paper's formula."""
+    with st.expander("What am I looking at?", expanded=expanded):
+        st.markdown(text)
+        for formula in latex:
+            st.latex(formula)
+
+
+__all__ = [
+    "dataset_picker",
+    "explainer",
+    "format_value",
+    "labels_picker",
+    "method_picker",
+    "url_values",
+]

@@ -1,0 +1,89 @@
+"""Screenshots of every page in headless Chromium, for docs/screenshots/ and the README.
+
+.venv/bin/python -m metriclab.ui.screenshots [--out docs/screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from metriclab.ui.server import (
+    CHROMIUM_ARGS,
+    ROOT,
+    find_chromium,
+    free_port,
+    start_app,
+    stop_app,
+    wait_idle,
+)
+
+TWO_MOONS_TDL = (
+    "ds=harder_moons&method=tdl&lab=per_class&per=5&p.tdl.lam=16&p.tdl.width=0.25"
+    "&p.tdl.n_neighbors=10&p.tdl.k=5&p.tdl.laplacian=symmetric"
+)
+# (file name, URL path and query, (role, name) of elements to click first, viewport height)
+SHOTS = [
+    ("embed.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2", [], 1100),
+    ("embed-window.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=1&mode=window&grid=7", [("button", "Compute window map")], 1100),
+    ("embed-scrub.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2&mode=scrub&scrub=lam", [], 1100),
+    ("data.png", "/data?ds=digits", [], 1300),
+    ("dissimilarity.png", "/dissimilarity?ds=two_rings&dmethod=zhang_mds", [], 1400),
+    ("compare.png", "/compare?cds=iris,wine,sonar&cm=pca,nca,tdl,zhang_mds&splits=5", [("button", "Run")], 1300),
+    ("tangent.png", "/tangent?tds=usps&pool=1000&q=7", [("button", "Compute error rates")], 1300),
+    ("reproduce.png", "/reproduce?exp=tdl-uci", [("tab", "Fast run (live)"), ("button", "Run fast version")], 1300),
+]  # fmt: skip
+
+
+def take(out: Path, only: set[str] | None = None) -> list[Path]:
+    executable = find_chromium()
+    if executable is None:
+        raise SystemExit("no chromium found")
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    proc = start_app(free_port())
+    base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
+    written = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=executable, headless=True, args=CHROMIUM_ARGS
+            )
+            for name, path, clicks, height in SHOTS:
+                if only and name not in only:
+                    continue
+                context = browser.new_context(viewport={"width": 1400, "height": height})
+                page = context.new_page()
+                page.set_default_timeout(300_000)
+                page.goto(base + path)
+                page.wait_for_selector("h1")
+                wait_idle(page, settle_ms=1000)
+                for role, label in clicks:
+                    page.get_by_role(role, name=label, exact=True).click()
+                    page.wait_for_timeout(1000)
+                    wait_idle(page, settle_ms=1000)
+                page.wait_for_timeout(1500)  # let plotly finish drawing
+                target = out / name
+                page.screenshot(path=str(target))
+                written.append(target)
+                print(target, file=sys.stderr)
+                context.close()
+            browser.close()
+    finally:
+        stop_app(proc)
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("names", nargs="*", help="only these files (e.g. embed.png)")
+    args = parser.parse_args(argv)
+    take(args.out, set(args.names) or None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

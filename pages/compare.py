@@ -1,0 +1,134 @@
+"""Compare page: several methods on several data sets over repeated random splits, behind a Run button."""
+
+import streamlit as st
+
+from metriclab.methods import REGISTRY
+from metriclab.ui.comparing import (
+    PROTOCOLS,
+    comparison_figures,
+    figure_html,
+    run_comparison,
+    summary_table,
+)
+from metriclab.ui.errors import guarded
+from metriclab.ui.pickers import dataset_choices, dataset_label, explainer
+from metriclab.ui.router import ensure_router
+from metriclab.ui.state import publish, seed_from_url
+
+ensure_router()
+st.title("Compare")
+explainer(
+    "Each method is fitted on the same seeded random splits of each data set (a share of each "
+    "class labeled, the rest held out) and scored by the 1-NN rule in its embedding (or its own "
+    "predictions for classifiers). Bars are the mean accuracy over the splits with ±1 standard "
+    "deviation; the table gives the paired difference against the Euclidean baseline on the same "
+    "splits and the wins/ties/losses. Nothing runs until you press **Run**.",
+    [
+        r"\text{acc} = \frac{1}{|U|}\sum_{i\in U} [\hat y_{1\text{-NN}}(z_i) = y_i],\quad z_i = f(x_i)"
+    ],
+)
+
+available = dataset_choices(include_uploads=True)
+default_sets = [n for n in ("iris", "wine") if n in available] or available[:1]
+default_methods = [m for m in ("pca", "nca", "zhang_mds", "tdl", "le") if m in REGISTRY][:3]
+vector_methods = [k for k, s in REGISTRY.items() if k != "euclidean"]
+
+with st.form("compare_form"):
+    seed_from_url("cds", default_sets, parse=lambda t: [n for n in t.split(",") if n in available])
+    seed_from_url("cm", default_methods, parse=lambda t: [m for m in t.split(",") if m in REGISTRY])
+    sets = st.multiselect("Data sets", available, key="cds", format_func=dataset_label)
+    methods = st.multiselect(
+        "Methods (the Euclidean baseline is always added)",
+        vector_methods,
+        key="cm",
+        format_func=lambda k: REGISTRY[k].label,
+    )
+    c1, c2, c3 = st.columns(3)
+    seed_from_url("splits", 5)
+    n_splits = c1.slider("Splits", 1, 30, key="splits")
+    seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
+    fraction = c2.select_slider(
+        "Labeled fraction", [0.05, 0.1, 0.2, 0.3, 0.5], key="cfrac", format_func="{:.0%}".format
+    )
+    seed_from_url("protocol", "auto", options=list(PROTOCOLS))
+    protocol = c3.selectbox("Protocol", list(PROTOCOLS), key="protocol", format_func=PROTOCOLS.get)
+    submitted = st.form_submit_button("Run", type="primary")
+
+publish(
+    {
+        "cds": sets,
+        "cm": methods,
+        "splits": n_splits,
+        "cfrac": fraction,
+        "protocol": protocol,
+    }
+)
+
+if submitted:
+    if not sets or not methods:
+        st.error("choose at least one data set and one method")
+    else:
+        bar = st.progress(0.0, text="starting")
+
+        def progress(done, total, message):
+            bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} · {message}")
+
+        results = guarded(
+            run_comparison,
+            tuple(sets),
+            tuple(methods),
+            n_splits,
+            fraction,
+            protocol,
+            progress,
+            context="comparison",
+        )
+        bar.empty()
+        if results is not None:
+            st.session_state["_compare_results"] = results
+
+results = st.session_state.get("_compare_results")
+if results is None:
+    st.info("Choose data sets and methods, then press Run.")
+    st.stop()
+
+failed = results[results["status"] != "ok"]
+if len(failed):
+    st.warning(
+        f"{len(failed)} of {len(results)} fits failed: "
+        + "; ".join(sorted(set(map(str, failed["status"]))))[:500]
+    )
+summary = guarded(summary_table, results, context="summary")
+bars, boxes = comparison_figures(results)
+tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
+tab_bars.plotly_chart(bars, key="compare_bars")
+tab_boxes.plotly_chart(boxes, key="compare_boxes")
+if summary is not None:
+    st.dataframe(summary, hide_index=True)
+c1, c2, c3 = st.columns(3)
+c1.download_button(
+    "Download results (CSV)",
+    results.to_csv(index=False).encode(),
+    file_name="metriclab-comparison.csv",
+    mime="text/csv",
+    key="dl_csv",
+)
+if summary is not None:
+    c2.download_button(
+        "Download summary (CSV)",
+        summary.to_csv(index=False).encode(),
+        file_name="metriclab-summary.csv",
+        mime="text/csv",
+        key="dl_summary",
+    )
+c3.download_button(
+    "Download figure (HTML)",
+    lambda: figure_html(bars),
+    file_name="metriclab-comparison.html",
+    mime="text/html",
+    key="dl_html",
+)
+st.caption(
+    "The HTML figure is self-contained (plotly.js inlined) and opens offline; the camera icon on "
+    "the chart's toolbar saves it as PNG."
+)

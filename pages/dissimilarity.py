@@ -1,0 +1,176 @@
+"""Dissimilarity page: kernel, dissimilarity and graph-affinity matrices sorted by class, Gower and
+Fisher checks, the MDS spectrum, the majorization stress curve and kernel alignment weights."""
+
+import numpy as np
+import streamlit as st
+
+from metriclab import plots
+from metriclab.methods import REGISTRY
+from metriclab.ui import cache
+from metriclab.ui.errors import guarded
+from metriclab.ui.pickers import dataset_picker, explainer, labels_picker, method_picker, url_values
+from metriclab.ui.router import ensure_router
+from metriclab.ui.state import publish
+from metriclab.ui.widgets import param_widget
+
+MATRIX_POINTS = 400  # points fitted here at most (matrices are n×n)
+MATRICES = {
+    "kernel_": ("Kernel matrix", "Viridis"),
+    "dissimilarity_": ("Dissimilarity", "Magma"),
+    "affinity_": ("Graph affinity W", "Blues"),
+}
+
+ensure_router()
+st.title("Dissimilarity")
+explainer(
+    "Matrices a method builds between points, with rows and columns **sorted by class** so that "
+    "class structure shows as blocks (white lines mark class boundaries). A good discriminant "
+    "dissimilarity is small inside the diagonal blocks and large outside. Zhang (2003) checks two "
+    "properties: **Euclidean** (Gower: the doubly centred matrix −½HΔ²H is positive semidefinite, so "
+    "classical MDS embeds the points exactly) and **Fisher separable** (every within-class "
+    "dissimilarity is below every between-class one). For spectral methods the graph affinity W is "
+    "the penalty's neighbourhood graph; for kernelised learners the bars show the non-negative "
+    "alignment weights over kernel widths.",
+    [
+        r"B = -\tfrac12 H \Delta^{(2)} H,\quad H = I - \tfrac1n \mathbf{1}\mathbf{1}^\top,\qquad \Delta \text{ Euclidean} \iff B \succeq 0",
+        r"\max_{t_i = t_j} \delta_{ij} < \min_{t_i \neq t_j} \delta_{ij}\quad\text{(Fisher separability)}",
+    ],
+)
+
+with st.sidebar:
+    name, data_params = dataset_picker(st.sidebar, default="two_rings")
+    method = method_picker(
+        st.sidebar,
+        key="dmethod",
+        default="zhang_mds",
+        accept=lambda s: s.output == "embedding" and s.key != "euclidean",
+    )
+    label_mode, label_value, seed = labels_picker(st.sidebar, default_fraction=0.3)
+
+spec = REGISTRY[method]
+data_key = (name, cache.params_key(data_params), MATRIX_POINTS)
+split_key = (label_mode, label_value, seed)
+prefix = f"p.{method}."
+
+
+def matrix_labels(M, ds, mask):
+    """Labels for the rows of M: all points, or only the labeled (training) ones for inductive fits."""
+    n = M.shape[0]
+    if n == ds.n_samples:
+        return ds.y
+    if n == int(mask.sum()):
+        return ds.y[mask]
+    return None
+
+
+@st.fragment
+def matrices_view():
+    with st.expander(f"{spec.label} parameters", expanded=True):
+        cols = st.columns(3)
+        params = {
+            p.name: param_widget(p, prefix + p.name, cols[i % 3]) for i, p in enumerate(spec.params)
+        }
+    keys = ["ds", "dmethod", "lab", "frac" if label_mode == "fraction" else "per", "seed"]
+    publish(
+        url_values(keys + [f"d.{name}.{p}" for p in data_params] + [prefix + p for p in params]),
+        prune=("p.", "d."),
+    )
+    ds_view = guarded(cache.view_data, *data_key, context=name)
+    if ds_view is None:
+        return
+    ds, _ = ds_view
+    result = guarded(
+        cache.fit,
+        *data_key,
+        method,
+        cache.params_key(params),
+        *split_key,
+        extras=True,
+        context=spec.label,
+    )
+    if result is None:
+        return
+    mask = result.mask
+    shown = [k for k in MATRICES if k in result.extras]
+    if not shown:
+        st.info(
+            f"{spec.label} exposes no kernel, dissimilarity or affinity matrix; the input space's "
+            "Euclidean distances are shown instead."
+        )
+    # Badges: Zhang's checks on the dissimilarity (or the input distances as a reference).
+    D = result.extras.get("dissimilarity_")
+    D_labels = matrix_labels(D, ds, mask) if D is not None else None
+    if D is None or D_labels is None:
+        X = ds.X[mask]
+        D = np.sqrt(np.maximum(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1), 0.0))
+        D_labels = ds.y[mask]
+        which = "Euclidean distances of the labeled inputs"
+    else:
+        which = "the learned dissimilarity"
+    checks = guarded(_checks, D, D_labels, context="checks")
+    if checks is not None:
+        gower, fisher = checks
+        c1, c2, c3 = st.columns([1, 1, 2])
+        with c1:
+            st.badge(
+                "Euclidean" if gower.euclidean else "not Euclidean",
+                color="green" if gower.euclidean else "red",
+                icon=":material/check:" if gower.euclidean else ":material/close:",
+            )
+        with c2:
+            st.badge(
+                "Fisher separable" if fisher.separable else "not Fisher separable",
+                color="green" if fisher.separable else "orange",
+            )
+        c3.caption(
+            f"Checks on {which}: smallest eigenvalue of −½HΔ²H relative to the largest "
+            f"{gower.relative_min_eigenvalue:.2e}; Fisher margin {fisher.margin:.3g} "
+            f"(min between {fisher.min_between:.3g} − max within {fisher.max_within:.3g})."
+        )
+    figures = []
+    for key in shown:
+        M = result.extras[key]
+        labels = matrix_labels(M, ds, mask)
+        if labels is None:
+            continue
+        title, scale = MATRICES[key]
+        figures.append((key, plots.matrix_heatmap(M, labels, title=title, colorscale=scale)))
+    if not shown:
+        figures.append(
+            ("input", plots.matrix_heatmap(D, D_labels, title="Euclidean distances (input)"))
+        )
+    cols = st.columns(2)
+    for i, (key, fig) in enumerate(figures):
+        cols[i % 2].plotly_chart(fig, key=f"matrix_{key}")
+    cols = st.columns(3)
+    if result.eigenvalues is not None and result.eigenvalues.size:
+        n_used = result.Z.shape[1] if result.Z is not None else None
+        cols[0].plotly_chart(
+            plots.spectrum(result.eigenvalues, "MDS / eigen spectrum", n_used=n_used),
+            key="spectrum",
+        )
+    stress = result.extras.get("stress_")
+    if stress is not None and np.size(stress):
+        cols[1].plotly_chart(
+            plots.line_curve(stress, "Majorization stress e²", y_title="stress"), key="stress"
+        )
+    weights = result.extras.get("kernel_weights_")
+    if weights is not None and np.size(weights):
+        widths = result.extras.get("widths_")
+        labels = (
+            [f"{w:.3g}" for w in np.ravel(widths)]
+            if widths is not None and np.size(widths) == np.size(weights)
+            else list(range(1, np.size(weights) + 1))
+        )
+        cols[2].plotly_chart(
+            plots.weights_bar(labels, weights, "Alignment weights over RBF widths"), key="weights"
+        )
+
+
+def _checks(D, y):
+    from metriclab.methods.zhang import is_euclidean, is_fisher_separable
+
+    return is_euclidean(D, tol=1e-8), is_fisher_separable(D, y)
+
+
+matrices_view()

@@ -1,0 +1,349 @@
+"""Embed page: one method on one data set, live; λ scrub as animation frames; window map over a grid."""
+
+import os
+import time
+
+import numpy as np
+import streamlit as st
+
+from metriclab import plots
+from metriclab.methods import REGISTRY
+from metriclab.ui import cache, presets
+from metriclab.ui.errors import guarded
+from metriclab.ui.pickers import (
+    LARGE,
+    dataset_picker,
+    explainer,
+    labels_picker,
+    method_picker,
+    url_values,
+)
+from metriclab.ui.router import ensure_router
+from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.widgets import format_value, param_values, param_widget
+
+TIMING = bool(os.environ.get("METRICLAB_TIMING"))
+MODES = {"live": "live", "scrub": "λ scrub", "window": "window map"}
+POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000]
+
+ensure_router()
+st.title("Embed")
+
+with st.sidebar:
+    presets.preset_buttons()
+    name, data_params = dataset_picker(st.sidebar)
+    method = method_picker(st.sidebar, default=presets.default_method())
+    spec = REGISTRY[method]
+    label_mode, label_value, seed = labels_picker(st.sidebar)
+    ds_full = guarded(cache.dataset, name, cache.params_key(data_params), context=name)
+    max_points = None
+    if ds_full is not None and ds_full.n_samples > LARGE:
+        seed_from_url("cap", 1000, options=POINT_CAPS)
+        max_points = st.select_slider("Points used (stratified sample)", POINT_CAPS, key="cap")
+    seed_from_url("mode", "live", options=list(MODES))
+    mode = st.radio("View", list(MODES), key="mode", format_func=MODES.get, horizontal=True)
+
+explainer(*presets.explanation(spec))
+if ds_full is None:
+    st.stop()
+
+data_key = (name, cache.params_key(data_params), max_points)
+split_key = (label_mode, label_value, seed)
+base_keys = ["ds", "method", "lab", "frac" if label_mode == "fraction" else "per", "seed", "mode"]
+base_keys += [f"d.{name}.{p}" for p in data_params] + (["cap"] if max_points else [])
+prefix = f"p.{method}."
+
+
+def baseline_params(values):
+    """The baseline shares the method's graph/kernel settings where it has them (LE beside TDL on
+    the same graph); the Euclidean baseline has none."""
+    base = REGISTRY.get(spec.baseline)
+    if base is None:
+        return None
+    names = {p.name for p in base.params}
+    return cache.params_key({k: v for k, v in values.items() if k in names})
+
+
+def numeric_params(spec):
+    return [p for p in spec.params if len(param_values(p)) > 1]
+
+
+def show_scores(result, baseline):
+    cols = st.columns(3)
+    cols[0].metric(
+        f"1-NN accuracy, {spec.label}" if result.Z is not None else f"accuracy, {spec.label}",
+        f"{result.accuracy:.3f}",
+        delta=None
+        if baseline is None
+        else f"{result.accuracy - baseline.accuracy:+.3f} vs baseline",
+    )
+    if baseline is not None:
+        cols[1].metric(f"baseline: {REGISTRY[baseline.method].label}", f"{baseline.accuracy:.3f}")
+    cols[2].metric("labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}")
+    st.caption(f"fit in {result.fit_time * 1000:.0f} ms (cached after the first time)")
+
+
+def embedding_figure(result, ds, view_id):
+    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes."""
+    Z = plots.normalize_embedding(result.Z[:, :2])
+    previous = st.session_state.setdefault("_previous", {})
+    ranges = st.session_state.setdefault("_ranges", {})
+    Z = plots.align_to(Z, previous.get(view_id))
+    previous.pop(view_id, None)
+    previous[view_id] = Z  # most recent last; keep the last few views only
+    for stale in list(previous)[:-16]:
+        previous.pop(stale)
+        ranges.pop((stale, 0), None)
+        ranges.pop((stale, 1), None)
+    x_range = plots.merge_ranges(ranges.get((view_id, 0)), plots.padded_range(Z[:, 0]))
+    ranges[(view_id, 0)] = x_range
+    y_range = None
+    if Z.shape[1] > 1:
+        y_range = plots.merge_ranges(ranges.get((view_id, 1)), plots.padded_range(Z[:, 1]))
+        ranges[(view_id, 1)] = y_range
+    dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
+    return plots.embedding_scatter(
+        Z,
+        ds.y,
+        result.mask,
+        ds.target_names,
+        title=f"{spec.label} on {ds.name}: {dims} embedding",
+        x_range=x_range,
+        y_range=y_range,
+    )
+
+
+@st.fragment
+def live_view():
+    started = time.perf_counter()
+    left, right = st.columns([1, 3])
+    with left:
+        st.markdown(f"**{spec.label}** parameters")
+        params = {p.name: param_widget(p, prefix + p.name) for p in spec.params}
+        if not spec.params:
+            st.caption("This method has no parameters.")
+    publish(url_values(base_keys + [prefix + p for p in params]), prune=("p.", "d."))
+    ds, _ = cache.view_data(*data_key)
+    result = guarded(
+        cache.fit, *data_key, method, cache.params_key(params), *split_key, context=spec.label
+    )
+    baseline = None
+    if spec.baseline in REGISTRY:
+        baseline = guarded(
+            cache.fit,
+            *data_key,
+            spec.baseline,
+            baseline_params(params),
+            *split_key,
+            context="baseline",
+        )
+    with right:
+        if result is None:
+            return
+        show_scores(result, baseline)
+        if result.Z is not None:
+            view_id = (data_key, method, split_key)
+            st.plotly_chart(embedding_figure(result, ds, view_id), key="embedding")
+        else:
+            fig = plots.embedding_scatter(
+                plots.pca_2d(ds.X),
+                result.predictions,
+                result.mask,
+                ds.target_names,
+                title=f"{spec.label}: predicted classes (PCA view of the data)",
+                axis_titles=("PC 1", "PC 2"),
+            )
+            st.plotly_chart(fig, key="embedding")
+            wrong = int(np.sum(result.predictions[~result.mask] != ds.y[~result.mask]))
+            st.caption(f"{wrong} unlabeled points misclassified")
+        if result.eigenvalues is not None and result.eigenvalues.size:
+            n_used = result.Z.shape[1] if result.Z is not None else None
+            st.plotly_chart(plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
+    if TIMING:  # bench/app_latency.py reads this from the server log
+        elapsed = 1000 * (time.perf_counter() - started)
+        print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)
+
+
+def scrub_view():
+    candidates = numeric_params(spec)
+    if not candidates:
+        st.info(f"{spec.label} has no numeric parameter to scrub through.")
+        return
+    names = [p.name for p in candidates]
+    default = next((n for n in ("lam", "width") if n in names), names[0])
+    seed_from_url("scrub", default, options=names)
+    st.session_state["scrub"] = (
+        st.session_state["scrub"] if st.session_state["scrub"] in names else default
+    )
+    left, right = st.columns([1, 3])
+    with left:
+        scrub_name = st.selectbox(
+            "Scrub through", names, key="scrub", format_func=lambda n: spec.param(n).label
+        )
+        fixed = {
+            p.name: param_widget(p, prefix + p.name) for p in spec.params if p.name != scrub_name
+        }
+    publish(url_values(base_keys + ["scrub"] + [prefix + p for p in fixed]), prune=("p.", "d."))
+    scrubbed = spec.param(scrub_name)
+    values = param_values(scrubbed)
+    if len(values) > 24:
+        values = [values[i] for i in np.linspace(0, len(values) - 1, 24).round().astype(int)]
+    current = st.session_state.get(prefix + scrub_name, scrubbed.default)
+    start = int(np.argmin([abs(v - current) for v in values])) if current is not None else 0
+    with right, st.spinner(f"computing {len(values)} embeddings (once; cached)"):
+        out = guarded(
+            cache.scrub,
+            *data_key,
+            method,
+            cache.params_key(fixed),
+            *split_key,
+            scrub_name,
+            tuple(values),
+            context=spec.label,
+        )
+    if out is None:
+        return
+    frames, accuracies = out
+    ds, _ = cache.view_data(*data_key)
+    mask = cache.split(*data_key, *split_key)
+    labels = [f"{format_value(v)} (acc {a:.2f})" for v, a in zip(values, accuracies, strict=True)]
+    fig = plots.embedding_animation(
+        frames,
+        labels,
+        ds.y,
+        mask,
+        ds.target_names,
+        title=f"{spec.label} on {ds.name}: drag the slider to scrub {scrubbed.label}",
+        slider_prefix=f"{scrubbed.label} = ",
+        active=start,
+    )
+    right.plotly_chart(fig, key="scrub_chart")
+    right.caption(
+        "All frames were computed once on the server and travel to the browser with the page: "
+        "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "
+        "gives the 1-NN accuracy on the unlabeled points."
+    )
+
+
+def window_view():
+    candidates = numeric_params(spec)
+    if len(candidates) < 2:
+        st.info(f"{spec.label} needs two numeric parameters for a window map.")
+        return
+    names = [p.name for p in candidates]
+    row_default = "lam" if "lam" in names else names[0]
+    col_default = (
+        "width"
+        if "width" in names and row_default != "width"
+        else names[1 if names[0] == row_default else 0]
+    )
+    seed_from_url("row", row_default, options=names)
+    seed_from_url("col", col_default, options=names)
+    c1, c2, c3 = st.columns(3)
+    row_name = c1.selectbox("Rows", names, key="row", format_func=lambda n: spec.param(n).label)
+    col_name = c2.selectbox("Columns", names, key="col", format_func=lambda n: spec.param(n).label)
+    seed_from_url("grid", 7, options=[3, 5, 7, 9, 11])
+    size = c3.select_slider("Grid size", [3, 5, 7, 9, 11], key="grid")
+    if row_name == col_name:
+        st.error("choose two different parameters for rows and columns")
+        return
+
+    def current_of(pname):
+        """The parameter's value in the live view (session or shared URL), or None."""
+        current = st.session_state.get(prefix + pname)
+        if current is None and prefix + pname in st.query_params:
+            try:
+                current = float(st.query_params[prefix + pname])
+            except ValueError:
+                current = None
+        return current
+
+    def grid_of(pname):
+        """`size` values spread over the slider's range, one of them the current value."""
+        values = param_values(spec.param(pname))
+        idx = np.linspace(0, len(values) - 1, min(size, len(values))).round().astype(int)
+        current = current_of(pname)
+        if current is not None:
+            here = int(np.argmin([abs(v - current) for v in values]))
+            idx[np.argmin(np.abs(idx - here))] = here
+        return tuple(dict.fromkeys(values[i] for i in sorted(idx)))
+
+    rows, cols = grid_of(row_name), grid_of(col_name)
+    with st.expander("Other parameters (fixed over the grid)", expanded=False):
+        defaults = {
+            p.name: param_widget(p, prefix + p.name)
+            for p in spec.params
+            if p.name not in (row_name, col_name)
+        }
+    kept = {prefix + n: current_of(n) for n in (row_name, col_name) if current_of(n) is not None}
+    publish(
+        {**url_values(base_keys + ["row", "col", "grid"] + [prefix + p for p in defaults]), **kept},
+        prune=("p.", "d."),
+    )
+    run_key = (
+        data_key,
+        method,
+        split_key,
+        row_name,
+        rows,
+        col_name,
+        cols,
+        cache.params_key(defaults),
+    )
+    st.caption(f"{len(rows) * len(cols)} fits, the other parameters as set above.")
+    if st.button("Compute window map", type="primary", key="run_window"):
+        with st.spinner("fitting the grid"):
+            grid = guarded(
+                cache.window,
+                *data_key,
+                method,
+                cache.params_key(defaults),
+                *split_key,
+                (row_name, rows),
+                (col_name, cols),
+                context=spec.label,
+            )
+        if grid is not None:
+            st.session_state["_window"] = (run_key, grid)
+    stored = st.session_state.get("_window")
+    if stored is None or stored[0] != run_key:
+        return
+    grid = stored[1]
+    base_grid = np.full(grid.shape, np.nan)
+    if spec.baseline in REGISTRY:  # the baseline on each cell's shared settings (e.g. LE's width)
+        for i, rv in enumerate(rows):
+            for j, cv in enumerate(cols):
+                values = {**defaults, row_name: rv, col_name: cv}
+                try:
+                    fitted = cache.fit(
+                        *data_key, spec.baseline, baseline_params(values), *split_key
+                    )
+                    base_grid[i, j] = fitted.accuracy
+                except ValueError:
+                    pass
+    if np.all(np.isnan(base_grid)):
+        base_grid[:] = float(np.nanmedian(grid))
+    base_label = REGISTRY[spec.baseline].label if spec.baseline in REGISTRY else "median"
+    fig = plots.window_map(
+        rows,
+        cols,
+        grid,
+        base_grid,
+        row_name=spec.param(row_name).label,
+        col_name=spec.param(col_name).label,
+        title=f"{spec.label}: 1-NN accuracy; black contour: where it ties {base_label}",
+    )
+    st.plotly_chart(fig, key="window_chart")
+    wins = np.nanmean(grid > base_grid + 1e-12)
+    st.caption(
+        f"{spec.label} beats {base_label} on {wins:.0%} of the grid (cells inside the contour; "
+        "the baseline is fitted with the same shared settings in each cell)."
+    )
+
+
+if mode == "live":
+    live_view()
+elif mode == "scrub":
+    scrub_view()
+else:
+    window_view()

@@ -1,0 +1,111 @@
+"""Reproduce page: each paper table, the paper's numbers beside ours, from the committed full runs,
+with a button to rerun the fast version live."""
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from metriclab import plots
+from metriclab.ui.errors import guarded
+from metriclab.ui.pickers import explainer
+from metriclab.ui.router import ensure_router
+from metriclab.ui.state import publish, seed_from_url
+
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
+
+ensure_router()
+st.title("Reproduce")
+explainer(
+    "Each experiment re-runs one table or figure of a paper with the paper's protocol (split sizes, "
+    "preprocessing, classifier) and puts the paper's number beside ours (mean ± std over the "
+    "splits). The stored results are the full runs committed in `docs/reproduction/`; **Run fast "
+    "version** recomputes a smaller version live (fewer splits or a subsample) to show it working. "
+    "Hyper-parameters come from the paper or from cross-validation on the training part, never "
+    "from the test split."
+)
+
+
+def stored_stamp(name: str) -> tuple:
+    """Modification times of the stored files: part of the cache key, so new runs show up."""
+    paths = (RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md")
+    return tuple(p.stat().st_mtime if p.exists() else None for p in paths)
+
+
+@st.cache_data(show_spinner=False)
+def stored_results(name: str, stamp: tuple = ()) -> tuple[pd.DataFrame | None, str | None]:
+    csv, md = RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md"
+    table = pd.read_csv(csv) if csv.exists() else None
+    notes = md.read_text() if md.exists() else None
+    return table, notes
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def fast_run(name: str, seed: int, _progress=None) -> pd.DataFrame:
+    from metriclab.reproduce import experiments
+
+    return experiments()[name].run(fast=True, n_splits=None, seed=seed, progress=_progress)
+
+
+def show_table(table: pd.DataFrame, key: str) -> None:
+    numeric = table.copy()
+    for col in ("paper", "ours_mean", "ours_std"):
+        if col in numeric:
+            numeric[col] = pd.to_numeric(numeric[col], errors="coerce")
+    if {"setting", "method", "paper", "ours_mean", "ours_std"} <= set(numeric.columns):
+        shown = numeric
+        if "metric" in numeric.columns and numeric["metric"].nunique() > 1:
+            metric = st.selectbox(
+                "Metric in the chart", list(numeric["metric"].unique()), key=f"metric_{key}"
+            )
+            shown = numeric[numeric["metric"] == metric]
+        if shown["ours_mean"].notna().any():  # rows the paper quotes but we do not run: table only
+            shown = shown[shown["ours_mean"].notna()]
+        st.plotly_chart(plots.paper_vs_ours(shown), key=f"chart_{key}")
+    st.dataframe(numeric, hide_index=True)
+
+
+found = guarded(lambda: __import__("metriclab.reproduce", fromlist=["experiments"]).experiments())
+if not found:
+    st.info("No reproduction experiment is registered yet (metriclab/reproduce/*).")
+    st.stop()
+
+names = list(found)
+first = next((n for n in names if (RESULTS_DIR / f"{n}.csv").exists()), names[0])
+seed_from_url("exp", first, options=names)
+if st.session_state["exp"] not in names:
+    st.session_state["exp"] = first
+name = st.selectbox("Experiment", names, key="exp", format_func=lambda n: f"{n} — {found[n].title}")
+publish({"exp": name})
+exp = found[name]
+st.caption(f"Paper: {exp.paper}")
+if exp.description:
+    st.markdown(exp.description)
+
+tab_stored, tab_live = st.tabs(["Full run (stored)", "Fast run (live)"])
+with tab_stored:
+    table, notes = stored_results(name, stored_stamp(name))
+    if table is None:
+        st.info(
+            f"No stored full run yet (docs/reproduction/{name}.csv); "
+            f"run `python -m metriclab reproduce {name}` or use the fast run."
+        )
+    else:
+        show_table(table, "stored")
+    if notes:
+        with st.expander("Notes on this run", expanded=False):
+            st.markdown(notes)
+with tab_live:
+    if st.button("Run fast version", type="primary", key="run_fast"):
+        bar = st.progress(0.0, text="starting")
+
+        def progress(done, total, message):
+            bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} · {message}")
+
+        live = guarded(fast_run, name, 0, progress, context=name)
+        bar.empty()
+        if live is not None:
+            st.session_state["_fast"] = (name, live)
+    stored = st.session_state.get("_fast")
+    if stored and stored[0] == name:
+        show_table(stored[1], "live")

@@ -1,0 +1,42 @@
+"""Browser fixtures: the app served by `streamlit run` in a subprocess and Debian's chromium driven by
+Playwright. Browser tests skip only when no chromium is found and REQUIRE_BROWSER is unset."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from metriclab.ui.server import CHROMIUM_ARGS, find_chromium, free_port, start_app, stop_app
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    proc = start_app(free_port())
+    port = proc.args[proc.args.index("--server.port") + 1]
+    yield f"http://127.0.0.1:{port}"
+    stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = find_chromium()
+    if executable is None:
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail("REQUIRE_BROWSER is set but no chromium was found")
+        pytest.skip("no chromium found (set REQUIRE_BROWSER=1 to make this a failure)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()

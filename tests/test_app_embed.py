@@ -1,0 +1,249 @@
+"""AppTest of the Embed page: every registered method renders with its defaults, parameters move the
+picture, views come back from the URL, and bad settings give st.error instead of a traceback."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from metriclab.methods import REGISTRY
+from metriclab.ui.widgets import param_options
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "embed.py")
+TIMEOUT = 120
+
+
+def run(query=None):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    if query:
+        at.query_params.update(query)
+    return at.run()
+
+
+def figures(at):
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def values(v):
+    """A plotly JSON array: a list, or a typed array {"dtype", "bdata"} (base64)."""
+    if isinstance(v, dict) and "bdata" in v:
+        data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            shape = v["shape"]
+            shape = [int(d) for d in shape.split(",")] if isinstance(shape, str) else shape
+            data = data.reshape(shape)
+        return data
+    return np.asarray(v)
+
+
+def scatter_points(fig):
+    """(index, x, y) of every point of the scatter traces, sorted by index."""
+    rows = []
+    for trace in fig["data"]:
+        if trace.get("type", "scatter") == "scatter" and "customdata" in trace:
+            xs, ys = values(trace["x"]), values(trace["y"])
+            for (index, _), x, y in zip(trace["customdata"], xs, ys, strict=True):
+                rows.append((int(index), float(x), float(y)))
+    return np.array(sorted(rows))
+
+
+def assert_clean(at):
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("key", sorted(REGISTRY))
+def test_every_registered_method_renders_with_its_defaults(key):
+    spec = REGISTRY[key]
+    query = {"method": key}
+    if spec.input == "image":
+        query.update({"ds": "digits", "cap": "300", "lab": "fraction", "frac": "0.3"})
+    at = run(query)
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="method").value == key
+    figs = figures(at)
+    assert figs, "no chart"
+    points = scatter_points(figs[0])
+    n = 200 if spec.input == "vector" else 300
+    assert abs(points.shape[0] - n) <= 3
+    assert np.all(np.isfinite(points[:, 1:]))
+    accuracy = float(at.metric[0].value)
+    assert 0.0 <= accuracy <= 1.0
+    if spec.baseline in REGISTRY:
+        assert at.metric[1].label.startswith("baseline")
+    # every parameter of the method got a widget
+    keys = {w.key for w in at.main.get("select_slider")} | {w.key for w in at.main.get("slider")}
+    keys |= {w.key for w in at.main.get("selectbox")} | {w.key for w in at.main.get("checkbox")}
+    keys |= {w.key for w in at.main.get("number_input")}
+    assert {f"p.{key}.{p.name}" for p in spec.params} <= keys
+
+
+def _movable_param():
+    """A registered method with a slider parameter (λ when TDL is there), and two values of it."""
+    for key in ("tdl", "le", "zhang_mds", "lmnn", "nca", "pca"):
+        spec = REGISTRY.get(key)
+        if spec is None:
+            continue
+        for name in ("lam", "width", "mu", "n_components"):
+            p = next((p for p in spec.params if p.name == name), None)
+            if p is None:
+                continue
+            options = [v for v in (param_options(p) or []) if v is not None]
+            if len(options) > 2 and p.default in options:
+                i = options.index(p.default)
+                return key, p, options[i], options[i - 3] if i >= 3 else options[i + 3]
+    pytest.skip("no method with a slider parameter")
+
+
+def test_moving_a_parameter_changes_the_picture_on_fixed_axes():
+    key, p, start, other = _movable_param()
+    at = run({"method": key, "ds": "two_moons"})
+    assert_clean(at)
+    before = figures(at)[0]
+    widget = at.main.select_slider(key=f"p.{key}.{p.name}")
+    assert widget.value == start
+    widget.set_value(other).run()
+    assert_clean(at)
+    after = figures(at)[0]
+    assert not np.allclose(scatter_points(before)[:, 1:], scatter_points(after)[:, 1:])
+    # the axes keep their frame (they may only grow) so the picture morphs instead of jumping
+    x0, x1 = before["layout"]["xaxis"]["range"], after["layout"]["xaxis"]["range"]
+    assert x1[0] <= x0[0] + 1e-12 and x1[1] >= x0[1] - 1e-12
+    assert (
+        at.query_params[f"p.{key}.{p.name}"] == [f"{other:.6g}"]
+        or at.query_params[f"p.{key}.{p.name}"] == f"{other:.6g}"
+    )
+
+
+def test_successive_embeddings_are_procrustes_aligned():
+    """Re-running the same view after a detour must show the same picture, not a flipped one."""
+    at = run({"method": "pca", "ds": "iris", "lab": "fraction", "frac": "0.1"})
+    first = scatter_points(figures(at)[0])
+    at.main.slider(key="p.pca.n_components").set_value(3).run()
+    at.main.slider(key="p.pca.n_components").set_value(2).run()
+    again = scatter_points(figures(at)[0])
+    np.testing.assert_allclose(again[:, 1:], first[:, 1:], atol=1e-6)
+
+
+def test_a_shared_url_restores_the_view():
+    query = {
+        "ds": "iris",
+        "method": "pca",
+        "lab": "per_class",
+        "per": "4",
+        "p.pca.n_components": "1",
+    }
+    at = run(query)
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="ds").value == "iris"
+    assert at.sidebar.radio(key="lab").value == "per_class"
+    assert at.sidebar.slider(key="per").value == 4
+    fig = figures(at)[0]
+    assert fig["layout"]["yaxis"]["ticktext"] == ["setosa", "versicolor", "virginica"]  # 1-D strip
+    assert at.metric[2].value == "12 / 138"
+
+
+def test_labeled_fraction_seed_and_generator_parameters_change_the_split_and_data():
+    at = run({"ds": "two_moons", "method": "pca"})
+    assert at.metric[2].value == "20 / 180"
+    at.sidebar.select_slider(key="frac").set_value(0.3).run()
+    assert_clean(at)
+    assert at.metric[2].value == "60 / 140"
+    before = scatter_points(figures(at)[0])
+    at.sidebar.number_input(key="seed").set_value(3).run()
+    after = scatter_points(figures(at)[0])
+    assert np.array_equal(before[:, 0], after[:, 0])  # same points, other labeled ones
+    assert at.query_params["seed"] in ("3", ["3"])
+    widget = at.select_slider(key="d.two_moons.n_samples")
+    widget.set_value(int(widget.options[2])).run()
+    assert_clean(at)
+    assert scatter_points(figures(at)[0]).shape[0] == int(widget.options[2])
+
+
+def test_too_many_labels_per_class_is_an_error_message_not_a_traceback():
+    at = run({"ds": "iris", "method": "pca", "lab": "per_class", "per": "50"})
+    assert not at.exception
+    assert any("class" in e.value and "50" in e.value for e in at.error)
+
+
+def test_scrub_mode_sends_all_frames_to_the_browser():
+    key, p, _, _ = _movable_param()
+    at = run({"ds": "two_moons", "method": key, "mode": "scrub", "scrub": p.name})
+    assert_clean(at)
+    fig = figures(at)[0]
+    options = [v for v in param_options(p) if v is not None]
+    assert len(fig["frames"]) == min(len(options), 24)
+    assert len(fig["layout"]["sliders"][0]["steps"]) == len(fig["frames"])
+    n_points = sum(len(values(t["x"])) for t in fig["frames"][-1]["data"])
+    assert n_points == 200
+
+
+def test_window_map_runs_on_the_button_and_draws_the_baseline_contour():
+    candidates = [
+        k
+        for k in ("tdl", "lmnn", "nca", "zhang_mds")
+        if k in REGISTRY and len(REGISTRY[k].params) >= 2
+    ]
+    if not candidates:
+        pytest.skip("no method with two numeric parameters")
+    key = candidates[0]
+    at = run(
+        {
+            "ds": "two_moons",
+            "method": key,
+            "mode": "window",
+            "grid": "3",
+            "lab": "per_class",
+            "per": "3",
+        }
+    )
+    assert_clean(at)
+    assert not figures(at)  # nothing runs before the button
+    at.button(key="run_window").click().run()
+    assert_clean(at)
+    fig = figures(at)[0]
+    z = np.array(values(fig["data"][0]["z"]), dtype=float)
+    assert fig["data"][0]["type"] == "heatmap" and z.shape[0] >= 2 and z.shape[1] >= 2
+    assert np.nanmax(z) <= 1.0
+
+
+@pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
+def test_window_map_grid_contains_the_shared_views_lambda_and_width():
+    query = {"ds": "harder_moons", "method": "tdl", "mode": "window", "grid": "5"}
+    query.update({"p.tdl.lam": "16", "p.tdl.width": "0.25", "lab": "per_class", "per": "5"})
+    at = run(query)
+    at.button(key="run_window").click().run()
+    assert_clean(at)
+    heat = figures(at)[0]["data"][0]
+    assert "16" in heat["y"] and "0.25" in heat["x"]  # λ rows, width columns
+    assert at.query_params["p.tdl.lam"] in ("16", ["16"])  # the view stays shareable
+
+
+def test_method_without_numeric_parameters_explains_why_there_is_no_scrub():
+    at = run({"ds": "two_moons", "method": "euclidean", "mode": "scrub"})
+    assert_clean(at)
+    assert any("no numeric parameter" in i.value for i in at.info)
+
+
+def test_teaching_presets_set_the_whole_view():
+    from metriclab.ui.presets import available_presets
+
+    presets = available_presets()
+    if not presets:
+        pytest.skip("no preset's method is registered yet")
+    at = run()
+    i = next(i for i, p in enumerate(presets) if p["mode"] == "live")
+    at.button(key=f"preset{i}").click().run()
+    assert_clean(at)
+    preset = presets[i]
+    assert at.sidebar.selectbox(key="ds").value == preset["dataset"]
+    assert at.sidebar.selectbox(key="method").value == preset["method"]
+    spec = REGISTRY[preset["method"]]
+    for name, value in preset["params"].items():
+        if any(p.name == name for p in spec.params):
+            assert at.session_state[f"p.{spec.key}.{name}"] == pytest.approx(value) or isinstance(
+                value, str
+            )

@@ -1,0 +1,112 @@
+"""Widget grids built from Param specs, URL encoding, and the pure computations behind the pages."""
+
+import numpy as np
+import pytest
+
+from metriclab import datasets
+from metriclab.methods import REGISTRY
+from metriclab.params import Param
+from metriclab.ui import compute
+from metriclab.ui.state import decode_like, encode, nearest_option
+from metriclab.ui.widgets import linear_grid, log_grid, param_options, param_values
+
+ALL_PARAMS = [(key, p) for key, spec in REGISTRY.items() for p in spec.params] + [
+    (name, p) for name in datasets.names() for p in datasets.entry(name).params
+]
+
+
+def test_log_grid_contains_the_papers_powers_of_two():
+    grid = log_grid(1e-3, 1e4)
+    assert {16.0, 128.0, 1024.0} <= set(grid)
+    assert 15 <= len(grid) <= 60
+    ratios = np.diff(np.log(grid))
+    assert np.allclose(ratios, ratios[0])  # geometric
+
+
+def test_log_grid_is_fine_enough_on_narrow_ranges_and_includes_extra_values():
+    grid = log_grid(0.1, 2.0, include=[0.25])
+    assert len(grid) >= 15 and 0.25 in grid and min(grid) >= 0.1 and max(grid) <= 2.0
+    with pytest.raises(ValueError):
+        log_grid(0, 1)
+
+
+def test_linear_grid_spans_the_range():
+    grid = linear_grid(0.0, 1.0, 11)
+    assert grid[0] == 0.0 and grid[-1] == 1.0 and len(grid) == 11
+
+
+@pytest.mark.parametrize("owner, p", ALL_PARAMS, ids=[f"{o}.{p.name}" for o, p in ALL_PARAMS])
+def test_every_parameter_widget_offers_its_default_and_only_valid_values(owner, p):
+    options = param_options(p)
+    if options is None:
+        return  # plain slider / number box / checkbox over the declared range
+    assert p.default in options
+    for value in options:
+        assert p.validate(value) == value or value is None
+
+
+def test_param_values_cover_grid_and_integer_sliders():
+    assert param_values(Param("k", "k", "int", 5, low=1, high=6)) == [1, 2, 3, 4, 5, 6]
+    width = Param("width", "w", "float", None, low=0.01, high=100.0, log=True)
+    values = param_values(width)
+    assert None not in values and min(values) >= 0.01 and max(values) <= 100.0
+    assert param_values(Param("g", "g", "choice", "a", choices=("a", "b"))) == []
+    assert param_values(Param("x", "x", "float", 1.0)) == []  # free number box: no grid
+
+
+def test_url_encoding_round_trips():
+    for value in (16.0, 0.25, 3, True, False, "sym", None):
+        example = value if value is not None else 1.0
+        assert decode_like(encode(value), example) == value
+    assert encode(["iris", "wine"]) == "iris,wine"
+    assert nearest_option(15.99999, [1.0, 16.0, 32.0]) == 16.0
+    assert nearest_option(16.0, [1, 16, 32]) == 16 and isinstance(
+        nearest_option(16.0, [1, 16]), int
+    )
+    with pytest.raises(ValueError):
+        nearest_option("x", ["a", "b"])
+
+
+def test_subsample_is_stratified_and_seeded():
+    y = np.repeat([0, 1, 2], [500, 300, 200])
+    idx = compute.subsample_indices(y, 100, seed=1)
+    counts = np.bincount(y[idx])
+    assert abs(counts[0] - 50) <= 1 and abs(counts[1] - 30) <= 1 and abs(counts[2] - 20) <= 1
+    assert np.array_equal(idx, compute.subsample_indices(y, 100, seed=1))
+    assert np.array_equal(compute.subsample_indices(y, None), np.arange(1000))
+
+
+def test_fit_view_scores_the_euclidean_baseline_like_a_plain_1nn():
+    ds = datasets.load("two_moons")
+    mask = compute.split_mask(ds.y, "per_class", 5, seed=0)
+    result = compute.fit_view(ds, REGISTRY["euclidean"], {}, mask)
+    from sklearn.neighbors import KNeighborsClassifier
+
+    expected = KNeighborsClassifier(1).fit(ds.X[mask], ds.y[mask]).score(ds.X[~mask], ds.y[~mask])
+    assert result.accuracy == pytest.approx(expected)
+    np.testing.assert_array_equal(result.Z, ds.X)
+    assert int(result.mask.sum()) == 10
+
+
+def test_fit_view_rejects_image_methods_on_vector_data():
+    image_methods = [s for s in REGISTRY.values() if s.input == "image"]
+    if not image_methods:
+        pytest.skip("no image method registered")
+    ds = datasets.load("two_moons")
+    with pytest.raises(ValueError, match="image data set"):
+        compute.method_kwargs(image_methods[0], ds, {})
+
+
+def test_window_accuracy_fills_the_grid_and_marks_failures_as_gaps():
+    ds = datasets.load("two_moons", n_samples=60)
+    mask = compute.split_mask(ds.y, "fraction", 0.2)
+    spec = REGISTRY["nca"] if "nca" in REGISTRY else REGISTRY["pca"]
+    col = ("max_iter", [5, 10]) if "nca" in REGISTRY else ("n_components", [1, 2])
+    calls = []
+    grid = compute.window_accuracy(
+        ds, spec, {}, mask, ("n_components", [0, 1, 2]), col, progress=lambda *a: calls.append(a)
+    )
+    assert grid.shape == (3, 2)
+    assert np.all(np.isnan(grid[0]))  # n_components = 0 is invalid: a gap, not an error
+    assert np.all((grid[1:] >= 0) & (grid[1:] <= 1))
+    assert [c[0] for c in calls] == list(range(1, 7)) and calls[-1][1] == 6

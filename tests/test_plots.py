@@ -1,0 +1,206 @@
+"""Figure builders: pure functions of arrays, checked on small known inputs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import ortho_group
+
+from metriclab import plots
+
+
+def _points(fig, name_filter=None):
+    """All (x, y) points of the scatter traces of a figure."""
+    xs, ys = [], []
+    for trace in fig.data:
+        if trace.type == "scatter" and (name_filter is None or name_filter(trace.name)):
+            xs.extend(trace.x)
+            ys.extend(trace.y)
+    return np.array(xs), np.array(ys)
+
+
+def test_align_to_undoes_a_rotation_and_reflection():
+    rng = np.random.default_rng(0)
+    reference = rng.standard_normal((50, 3))
+    R = ortho_group.rvs(3, random_state=1)
+    R[:, 0] *= -1  # include a reflection
+    np.testing.assert_allclose(plots.align_to(reference @ R, reference), reference, atol=1e-10)
+
+
+def test_align_to_flips_the_sign_of_a_1d_embedding_and_keeps_shape_mismatches():
+    z = np.linspace(-1, 1, 20)[:, None]
+    np.testing.assert_allclose(plots.align_to(-z, z), z)
+    other = np.ones((10, 2))
+    assert plots.align_to(other, z) is other or np.array_equal(plots.align_to(other, z), other)
+    assert np.array_equal(plots.align_to(z, None), z)
+
+
+def test_normalize_embedding_centres_and_scales_to_unit_rms():
+    rng = np.random.default_rng(2)
+    Z = 7.0 * rng.standard_normal((40, 2)) + 3.0
+    N = plots.normalize_embedding(Z)
+    np.testing.assert_allclose(N.mean(axis=0), 0, atol=1e-12)
+    assert np.sqrt(np.mean(np.sum(N**2, axis=1))) == pytest.approx(1.0)
+    np.testing.assert_allclose(plots.normalize_embedding(5 * Z), N)  # scale invariant
+    assert plots.normalize_embedding(np.zeros(5)).shape == (5, 1)
+
+
+def test_ranges_pad_and_only_grow():
+    assert plots.padded_range(np.array([0.0, 10.0]), pad=0.1) == pytest.approx((-1.0, 11.0))
+    assert plots.padded_range(np.array([2.0, 2.0]), pad=0.5) == pytest.approx((1.5, 2.5))
+    assert plots.merge_ranges(None, (0, 1)) == (0, 1)
+    assert plots.merge_ranges((0, 1), (-1, 0.5)) == (-1, 1)
+
+
+def test_embedding_scatter_traces_hover_and_labeled_markers():
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((30, 2))
+    y = np.repeat([0, 1, 2], 10)
+    labeled = np.zeros(30, bool)
+    labeled[[0, 10, 20, 21]] = True
+    fig = plots.embedding_scatter(Z, y, labeled, ["a", "b", "c"], x_range=(-5, 5), y_range=(-4, 4))
+    assert len(fig.data) == 6  # unlabeled + labeled trace per class
+    x, yy = _points(fig)
+    assert sorted(x) == sorted(Z[:, 0]) and sorted(yy) == sorted(Z[:, 1])
+    lab_x, _ = _points(fig, lambda n: "(labeled)" in n)
+    assert sorted(lab_x) == sorted(Z[labeled, 0])
+    # hover carries the point's index and class name
+    for trace in fig.data:
+        for (index, name), px in zip(trace.customdata, trace.x, strict=True):
+            assert Z[int(index), 0] == px
+            assert name == ["a", "b", "c"][y[int(index)]]
+    assert list(fig.layout.xaxis.range) == [-5, 5] and list(fig.layout.yaxis.range) == [-4, 4]
+
+
+def test_one_dimensional_embedding_is_a_strip_with_one_row_per_class():
+    Z = np.arange(12.0)[:, None]
+    y = np.repeat([0, 1], 6)
+    fig = plots.embedding_scatter(Z, y, target_names=["u", "l"])
+    for trace in fig.data:
+        if len(trace.y):
+            c = 0 if trace.name.startswith("u") else 1
+            assert np.all(np.abs(np.asarray(trace.y) - c) <= 0.15)
+    assert list(fig.layout.yaxis.ticktext) == ["u", "l"]
+
+
+def test_animation_has_one_aligned_frame_per_value_on_fixed_axes():
+    rng = np.random.default_rng(4)
+    base = rng.standard_normal((25, 2))
+    y = np.arange(25) % 2
+    frames = [base, -base, base @ np.array([[0.0, 1.0], [-1.0, 0.0]])]  # flips and rotations
+    fig = plots.embedding_animation(frames, ["1", "2", "4"], y)
+    assert [f.name for f in fig.frames] == ["1", "2", "4"]
+    assert len(fig.layout.sliders[0].steps) == 3
+    first = np.concatenate([np.asarray(t.x) for t in fig.frames[0].data])
+    for frame in fig.frames[1:]:  # aligned by Procrustes, so every frame shows the same picture
+        np.testing.assert_allclose(
+            np.concatenate([np.asarray(t.x) for t in frame.data]), first, atol=1e-9
+        )
+    lo, hi = fig.layout.xaxis.range
+    assert lo <= first.min() and hi >= first.max()
+    with pytest.raises(ValueError):
+        plots.embedding_animation([], [], y)
+    opened = plots.embedding_animation(frames, ["1", "2", "4"], y, active=2)
+    assert opened.layout.sliders[0].active == 2
+    shown = np.concatenate([np.asarray(t.x) for t in opened.data])
+    np.testing.assert_allclose(
+        shown, np.concatenate([np.asarray(t.x) for t in opened.frames[2].data])
+    )
+
+
+def test_pca_2d_orders_components_by_variance():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 4)) * np.array([0.1, 5.0, 1.0, 0.2])
+    P = plots.pca_2d(X)
+    assert P.shape == (200, 2)
+    assert P[:, 0].var() > P[:, 1].var() > 0.5
+    np.testing.assert_allclose(np.abs(np.corrcoef(P[:, 0], X[:, 1])[0, 1]), 1.0, atol=1e-3)
+
+
+def test_image_grid_tiles_images_and_signed_images_are_symmetric():
+    images = np.arange(4 * 6, dtype=float).reshape(4, 6)
+    fig = plots.image_grid(images, (2, 3), titles=list("abcd"), n_cols=2)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert z.shape == (2 * 2 + 1, 2 * 3 + 1)
+    assert np.nanmin(z) == 0 and np.nanmax(z) == 1
+    assert len(fig.layout.annotations) == 4
+    signed = plots.image_grid(np.array([[-2.0, 1.0, 0.0, 0.5]]), (2, 2), signed=True)
+    assert np.nanmin(np.asarray(signed.data[0].z, dtype=float)) == -1
+    with pytest.raises(ValueError):
+        plots.image_grid(np.zeros((0, 4)), (2, 2))
+
+
+def test_matrix_heatmap_sorts_rows_and_columns_by_class():
+    y = np.array([1, 0, 1, 0])
+    M = np.arange(16.0).reshape(4, 4)
+    fig = plots.matrix_heatmap(M, y)
+    order = [1, 3, 0, 2]
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), M[np.ix_(order, order)])
+    assert len(fig.layout.shapes) == 2  # one class boundary: a horizontal and a vertical line
+    with pytest.raises(ValueError, match="does not match"):
+        plots.matrix_heatmap(M, y[:3])
+
+
+def test_matrix_heatmap_accepts_sparse_and_subsamples_large_matrices():
+    from scipy.sparse import identity
+
+    y = np.arange(600) % 3
+    fig = plots.matrix_heatmap(identity(600, format="csr"), y, max_size=100)
+    assert np.asarray(fig.data[0].z).shape == (100, 100)
+
+
+def test_window_map_draws_the_baseline_contour_only_when_it_is_crossed():
+    acc = np.array([[0.5, 0.7], [0.9, 0.6]])
+    fig = plots.window_map([1, 16], [0.1, 1.0], acc, baseline_accuracy=0.65)
+    kinds = [t.type for t in fig.data]
+    assert kinds == ["heatmap", "contour"]
+    np.testing.assert_allclose(np.asarray(fig.data[1].z), acc - 0.65)  # contour of the difference
+    assert fig.data[1].contours.start == 0.0
+    assert [t.type for t in plots.window_map([1, 16], [0.1, 1.0], acc, 0.95).data] == ["heatmap"]
+    # a baseline per cell (e.g. LE at each width): the contour follows the per-cell difference
+    per_cell = np.array([[0.6, 0.6], [0.6, 0.7]])
+    fig = plots.window_map([1, 16], [0.1, 1.0], acc, per_cell)
+    np.testing.assert_allclose(np.asarray(fig.data[1].z), acc - per_cell)
+    with pytest.raises(ValueError):
+        plots.window_map([1], [0.1, 1.0], acc, 0.5)
+
+
+def test_spectrum_and_curves_and_weights():
+    fig = plots.spectrum(np.array([0.0, 0.1, 0.5, 2.0]), n_used=2)
+    assert list(fig.data[0].y) == [0.0, 0.1, 0.5, 2.0]
+    assert fig.data[0].marker.color[1] != fig.data[0].marker.color[2]
+    assert list(plots.line_curve([3, 2, 1], "stress").data[0].y) == [3, 2, 1]
+    assert list(plots.weights_bar([0.5, 1], [0.2, 0.8]).data[0].x) == ["0.5", "1"]
+
+
+def test_comparison_figures_have_error_bars_and_one_trace_per_method():
+    summary = pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "wine"],
+            "method": ["a", "b", "a"],
+            "mean": [0.9, 0.8, 0.7],
+            "std": [0.01, 0.02, np.nan],
+        }
+    )
+    fig = plots.comparison_chart(summary)
+    assert [t.name for t in fig.data] == ["a", "b"]
+    assert list(fig.data[0].error_y.array) == [0.01, 0.0]
+    per_split = pd.DataFrame(
+        {"dataset": ["iris"] * 4, "label": ["a", "a", "b", "b"], "accuracy": [0.9, 0.8, 0.7, 0.6]}
+    )
+    assert len(plots.comparison_boxes(per_split).data) == 2
+
+
+def test_paper_vs_ours_puts_both_numbers_side_by_side():
+    table = pd.DataFrame(
+        {
+            "setting": ["wine"],
+            "method": ["TDL"],
+            "metric": ["error %"],
+            "paper": [5.0],
+            "ours_mean": [4.0],
+            "ours_std": [1.0],
+        }
+    )
+    fig = plots.paper_vs_ours(table)
+    assert [t.name for t in fig.data] == ["paper", "ours"]
+    assert fig.data[0].y[0] == 5.0 and fig.data[1].y[0] == 4.0

@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from metriclab.reproduce import RESULT_COLUMNS, experiments
+from metriclab.reproduce.tdl import EXPERIMENTS, TABLE1, TABLE2, minmax_scale
+
+
+def test_experiments_are_registered():
+    names = {e.name for e in EXPERIMENTS}
+    assert names == {"tdl-moons", "tdl-uci", "tdl-mnist"}
+    assert names <= set(experiments())
+
+
+def test_paper_numbers_are_transcribed():
+    assert TABLE1["TDL"] == ((94.74, 1.73), (89.37, 5.32), (63.65, 5.68), (93.09, 4.00))
+    assert TABLE1["Laplacian Eigenmaps"][1] == (85.01, 4.02)
+    assert TABLE1["1-NN"][3] == (91.71, 3.00)
+    assert TABLE2["TDL"] == ((96.13, 0.07), (97.49, 0.04))
+
+
+def test_minmax_scale_maps_features_to_unit_interval():
+    X = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [2.0, 5.0, 0.0]])
+    Z = minmax_scale(X)
+    np.testing.assert_allclose(Z.min(axis=0), [0, 0, 0])
+    np.testing.assert_allclose(Z.max(axis=0), [1, 0, 1])
+
+
+def _by(frame, setting, method):
+    row = frame[(frame.setting == setting) & (frame.method == method)]
+    assert len(row) == 1
+    return row.iloc[0]
+
+
+def test_moons_fast_run_shows_tdl_beating_le_in_the_window_only():
+    calls = []
+    df = EXPERIMENTS[0].run(fast=True, n_splits=None, seed=0, progress=lambda *a: calls.append(a))
+    assert list(df.columns) == list(RESULT_COLUMNS)
+    assert calls and calls[-1][0] == calls[-1][1]
+    paper = "two moons, knn graph, t=0.25, λ=16"
+    assert _by(df, paper, "TDL").ours_mean > _by(df, paper, "Laplacian Eigenmaps").ours_mean + 7
+    # λ → ∞ is Laplacian Eigenmaps again
+    big = "two moons, knn graph, t=0.25, λ=1024"
+    assert abs(_by(df, big, "TDL").ours_mean - _by(df, big, "Laplacian Eigenmaps").ours_mean) < 3
+
+
+@pytest.mark.parametrize("index", [1, 2])
+def test_uci_and_mnist_fast_runs_report_paper_and_ours(index):
+    df = EXPERIMENTS[index].run(fast=True, n_splits=None, seed=0, progress=None)
+    assert list(df.columns) == list(RESULT_COLUMNS)
+    ran = df[df.n_splits > 0]
+    assert len(ran) >= 3
+    assert ran.ours_mean.between(40, 100).all()
+    assert df.paper.notna().sum() >= 4
+    if index == 1:  # TDL and LE within reach of the paper's Table 1 on breast cancer
+        row = _by(df, "breast cancer", "TDL")
+        assert abs(row.ours_mean - row.paper) < 5
+
+
+@pytest.mark.slow
+def test_uci_full_run_is_close_to_table1():
+    df = EXPERIMENTS[1].run(fast=False, n_splits=20, seed=0, progress=None)
+    for setting in ("breast cancer", "sonar"):
+        row = _by(df, setting, "Laplacian Eigenmaps")
+        assert abs(row.ours_mean - row.paper) < 5
