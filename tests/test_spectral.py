@@ -309,6 +309,23 @@ def test_invalid_data_raise_value_errors(moons):
         model.transform(np.ones((2, 3)))
 
 
+def test_a_single_labelled_class_is_refused_but_no_labels_is_laplacian_eigenmaps(moons):
+    X, y, mask, _ = moons
+    one_class = np.where(mask & (y == 0), y, -1)
+    with pytest.raises(ValueError, match="two classes"):
+        TDL().fit(X, one_class)
+    assert TDL().fit(X, np.full(X.shape[0], -1)).cost_.nnz == 0
+
+
+def test_out_of_sample_on_nearly_identical_points_is_a_clear_error():
+    # four points 1e-6 apart: the Gaussian kernel at width 1 has rank 1, so no 2-D map exists
+    X = np.array([[1.3e-7], [-1.3e-7], [1.6e-6], [1.1e-6]])
+    model = LaplacianEigenmaps(n_components=2, n_neighbors=2, width=1.0).fit(X)
+    with pytest.raises(ValueError, match="kernel_width"):
+        model.transform(X[:3])
+    assert model._out_of_sample is None
+
+
 def test_registry_specs_build_working_estimators(moons):
     X, y, mask, _ = moons
     assert REGISTRY["tdl"].baseline == "le" and REGISTRY["le"].baseline == "euclidean"

@@ -559,6 +559,13 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         B_r = U.T @ (b[:, None] * U)
         constraint = U.T @ (b * t)
         Q = scipy.linalg.null_space(constraint[None, :])
+        if Q.shape[1] < self.n_components:
+            raise ValueError(
+                f"the out-of-sample kernel (width {width:.3g}) on the {n} training points has "
+                f"only {sigma.size} numerically independent directions, too few for "
+                f"n_components={self.n_components}: the points are nearly identical at this "
+                "width; set a smaller kernel_width or standardise the features"
+            )
         A_q = Q.T @ A_r @ Q
         B_q = Q.T @ B_r @ Q
         _, w = scipy.linalg.eigh(
@@ -641,6 +648,12 @@ class TDL(_GraphSpectralEmbedding):
     def _cost_and_lam(self, X, y):
         k = _check_int("k", self.k, 1)
         lam = _check_nonnegative("lam", self.lam)  # λ = 0 allowed: the cost alone
+        classes = np.unique(y[y != -1])
+        if classes.size == 1:  # no labels at all is allowed: C = 0 gives Laplacian Eigenmaps
+            raise ValueError(
+                f"TDL needs labelled points of at least two classes; all labelled points are "
+                f"class {classes[0]} (mark unlabeled points with -1)"
+            )
         return cost_matrix(X, y, k), lam
 
 
