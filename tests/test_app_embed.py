@@ -1,42 +1,18 @@
 """AppTest of the Embed page: every registered method renders with its defaults, parameters move the
 picture, views come back from the URL, and bad settings give st.error instead of a traceback."""
 
-import base64
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from metriclab.methods import REGISTRY
 from metriclab.ui.widgets import param_options
+from tests.apptest_helpers import figures, run_page, values
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "embed.py")
 TIMEOUT = 120
 
 
 def run(query=None):
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    if query:
-        at.query_params.update(query)
-    return at.run()
-
-
-def figures(at):
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-
-
-def values(v):
-    """A plotly JSON array: a list, or a typed array {"dtype", "bdata"} (base64)."""
-    if isinstance(v, dict) and "bdata" in v:
-        data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        if "shape" in v:
-            shape = v["shape"]
-            shape = [int(d) for d in shape.split(",")] if isinstance(shape, str) else shape
-            data = data.reshape(shape)
-        return data
-    return np.asarray(v)
+    return run_page("embed", query, timeout=TIMEOUT)
 
 
 def scatter_points(fig):

@@ -1,7 +1,5 @@
 """AppTests of the Data, Dissimilarity, Compare, Tangent and Reproduce pages and the router."""
 
-import base64
-import json
 from pathlib import Path
 
 import numpy as np
@@ -11,32 +9,14 @@ from streamlit.testing.v1 import AppTest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
+from tests.apptest_helpers import figures, run_page, values
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
 
 
 def run(page, query=None):
-    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=TIMEOUT)
-    if query:
-        at.query_params.update(query)
-    return at.run()
-
-
-def figures(at):
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-
-
-def values(v):
-    if isinstance(v, dict) and "bdata" in v:
-        data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        if "shape" in v:
-            shape = v["shape"]
-            data = data.reshape(
-                [int(d) for d in shape.split(",")] if isinstance(shape, str) else shape
-            )
-        return data
-    return np.asarray(v)
+    return run_page(page, query, timeout=TIMEOUT)
 
 
 def n_points(fig):
