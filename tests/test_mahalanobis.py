@@ -423,3 +423,14 @@ def test_registry_entries():
 @parametrize_with_checks([NCA(max_iter=10), LMNN(max_iter=10), DNE()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_blocked_pair_distances_equal_the_direct_ones():
+    from metriclab.methods.mahalanobis import pair_distances
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((20, 4))
+    rows, cols = rng.integers(0, 20, 50), rng.integers(0, 20, 50)
+    direct = ((Z[rows] - Z[cols]) ** 2).sum(axis=1)
+    np.testing.assert_allclose(pair_distances(Z, rows, cols, block=7), direct)
+    assert pair_distances(Z, rows[:0], cols[:0]).shape == (0,)

@@ -30,6 +30,7 @@ from threadpoolctl import ThreadpoolController
 
 from metriclab.methods.registry import MethodSpec, Param
 
+PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
 _INITS = ("auto", "pca", "lda", "identity", "random")
 
 
@@ -326,6 +327,17 @@ def target_neighbors(X, y, k):
     return targets, k_used
 
 
+def pair_distances(Z, rows, cols, block=PAIR_BLOCK):
+    """||z_rows[p] − z_cols[p]||² per pair, in blocks of pairs: the pairs × dim differences of all
+    impostor pairs at once would take tens of GB at USPS size (millions of pairs × 256)."""
+    out = np.empty(rows.shape[0])
+    for start in range(0, rows.shape[0], block):
+        diff = Z[rows[start : start + block]]
+        diff -= Z[cols[start : start + block]]
+        out[start : start + block] = np.einsum("pd,pd->p", diff, diff)
+    return out
+
+
 def impostor_candidates(Z, ranges, radius, slack, n_nearest=0, block_rows=1024):
     """Pairs (i, l) with y_l ≠ y_i and ||z_i − z_l||² < (1 + slack) · radius_i, found blockwise,
     together with the `n_nearest` other-class points of each i (they become impostors first if the
@@ -424,9 +436,7 @@ class _LMNNObjective:
         target_dist = self.target_distances(Z)
         pull = float(target_dist.sum() if self.all_valid else target_dist[self.valid].sum())
         rows, cols = self.i_rows, self.i_cols
-        diff = Z[rows]
-        diff -= Z[cols]
-        impostor_dist = np.einsum("pd,pd->p", diff, diff)
+        impostor_dist = pair_distances(Z, rows, cols)
         margins = target_dist[rows]  # (pairs × k) hinge arguments 1 + d_ij − d_il
         margins += 1.0
         margins -= impostor_dist[:, None]
