@@ -294,8 +294,8 @@ def _shift_invert_smallest(
 def _smallest_eigenvalue_estimate(S, seed: int, bound: float | None) -> float:
     """λ_min(S) minus a margin, from Lanczos (which='SA', k=1: the extreme eigenvalue converges in
     few steps); never below the rigorous `bound`. Used as the shift-invert shift for TDL, where the
-    Gershgorin bound is loose (-56.8 against λ_min = -13.1 on the bench's 10^5-point TDL matrix) and a far
-    shift converges 4x slower."""
+    Gershgorin bound is loose (-56.8 against λ_min = -13.1 on the bench's 10^5-point TDL matrix)
+    and a far shift converges 4x slower."""
     n = S.shape[0]
     v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
     try:
