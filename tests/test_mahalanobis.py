@@ -434,3 +434,13 @@ def test_blocked_pair_distances_equal_the_direct_ones():
     direct = ((Z[rows] - Z[cols]) ** 2).sum(axis=1)
     np.testing.assert_allclose(pair_distances(Z, rows, cols, block=7), direct)
     assert pair_distances(Z, rows[:0], cols[:0]).shape == (0,)
+
+
+def test_lda_start_on_rank_deficient_scatter_falls_back_to_pca():
+    # the failing fuzz case: 4 points, 3 classes, LDA keeps one direction where 2 are asked for
+    from metriclab.methods.mahalanobis import NCA, initial_components
+
+    X = np.array([[0.92, 0.057], [-0.33, -0.24], [-0.22, -0.38], [-0.38, 0.57]])
+    y = np.array([0, 1, 2, 2])
+    assert initial_components("lda", X, 2, 0, y).shape == (2, 2)
+    assert NCA(n_components=2, init="lda").fit(X, y).components_.shape == (2, 2)

@@ -149,7 +149,8 @@ def initial_components(init, X, n_components, random_state, y=None):
             from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
             lda = LinearDiscriminantAnalysis(n_components=n_components).fit(X, y)
-            return lda.scalings_.T[:n_components].copy()
+            if lda.scalings_.shape[1] >= n_components:  # fewer when the scatter is rank-deficient
+                return lda.scalings_.T[:n_components].copy()
         init = "pca"
     if init == "identity":
         return np.eye(n_components, d)
