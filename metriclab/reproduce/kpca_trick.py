@@ -16,9 +16,9 @@ the extra column `paper_std`):
 
 Full runs measured here (10 splits, 2 joblib workers, machine shared with other jobs, load ~15):
 kpca-nca 4 min, kpca-lmnn 18 min, kpca-dne 1 min, kpca-curves 1.5 min; mean |ours - paper| over
-the 36 cells of each table 0.023 (NCA), 0.019 (LMNN), 0.016 (DNE). The committed NCA and DNE
-tables are `--splits 40` runs, as the paper (one worker on an idle machine: 12 min and 5 min;
-mean |ours - paper| 0.022 and 0.015).
+the 36 cells of each table 0.023 (NCA), 0.019 (LMNN), 0.016 (DNE). The committed tables are
+`--splits 40` runs, as the paper (idle machine: NCA 12 min and DNE 5 min on one worker, LMNN
+16 min on two; mean |ours - paper| 0.022, 0.015 and 0.016).
 """
 
 from __future__ import annotations
