@@ -423,8 +423,9 @@ class _LMNNObjective:
         known = self.i_rows * self.n + self.i_cols
         found = rows * self.n + cols
         complete = bool(np.isin(found[active], known).all())
-        diff = Z[self.i_rows] - Z[self.i_cols]
-        near = np.einsum("pd,pd->p", diff, diff) < 2.0 * (1.0 + self.slack) * radius[self.i_rows]
+        near = pair_distances(Z, self.i_rows, self.i_cols) < (
+            2.0 * (1.0 + self.slack) * radius[self.i_rows]
+        )
         merged = np.union1d(known[near], found)  # sorted keys: rows ascending
         self.set_impostors(merged // self.n, merged % self.n)
         return complete
