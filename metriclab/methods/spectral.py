@@ -231,9 +231,9 @@ def _deflated_operator(S, trivial: np.ndarray) -> LinearOperator:
     return LinearOperator((n, n), matvec=matvec, matmat=matmat, dtype=np.float64)
 
 
-def _lanczos_basis(n: int, n_components: int) -> int:
-    """ncv of which='SA' ARPACK."""
-    return min(n - 1, max(2 * n_components + 1, 24))
+def _lanczos_basis(n: int, n_components: int, minimum: int = 24) -> int:
+    """ncv of ARPACK: 2k+1 Lanczos vectors, at least `minimum`, at most n - 1."""
+    return min(n - 1, max(2 * n_components + 1, minimum))
 
 
 def _arpack_smallest(
@@ -286,7 +286,7 @@ def _shift_invert_smallest(
 
     operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
     v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
-    ncv = min(n - 1, max(2 * n_components + 1, SHIFT_INVERT_MIN_NCV))
+    ncv = _lanczos_basis(n, n_components, SHIFT_INVERT_MIN_NCV)
     values, vectors = eigsh(operator, k=n_components, which="LA", tol=tol, v0=v0, ncv=ncv)
     return sigma + 1.0 / values, vectors
 
@@ -379,15 +379,15 @@ def smallest_eigenpairs(
             restarts = min(
                 SA_TRIAL_RESTARTS, SA_TRIAL_WORK // (n * _lanczos_basis(n, n_components))
             )
-            try:
-                if restarts > 0:
+            if restarts > 0:
+                try:
                     values, vectors = _arpack_smallest(
                         S, n_components, trivial, tol, seed, maxiter=restarts
                     )
                     order = np.argsort(values)
                     return values[order], vectors[:, order]
-            except ArpackNoConvergence:
-                pass
+                except ArpackNoConvergence:
+                    pass
             solver = "shift-invert"
             if lower != 0.0:  # a tight shift: the smallest eigenvalue of S, by a few Lanczos steps
                 lower = _smallest_eigenvalue_estimate(S, seed, lower)
