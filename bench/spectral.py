@@ -16,7 +16,8 @@ a time cap for SpectralEmbedding (--cap seconds). Peers: SpectralEmbedding(affin
 eigen_solver='arpack') fitted on our LE's `affinity_` (so the graph is identical); both run
 shift-invert ARPACK, ours with the trivial vector deflated and a symmetric-mode LU.
 Ratio = SpectralEmbedding time / our LE eigensolve time on that graph, and end to end (SE time plus
-the same graph time) / our LE total including the graph. The machine is shared: read the numbers as medians of noisy runs.
+the same graph time) / our LE total including the graph. The machine is shared: read the numbers
+as medians of noisy runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """AppTests of the Data, Dissimilarity, Compare, Tangent and Reproduce pages and the router."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,9 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from tests.apptest_helpers import figures, run_page, values
+from tests.apptest_helpers import ROOT, figures, run_page, values
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
 
 

@@ -39,9 +39,8 @@ class MethodSpec:
     out_of_sample: bool = True
     gives_dissimilarity: bool = False
     input: str = "vector"  # "vector" or "image"
-    output: str = (
-        "embedding"  # "embedding" (fit/transform or embedding_) or "classifier" (fit/predict)
-    )
+    # "embedding" (fit/transform or embedding_) or "classifier" (fit/predict)
+    output: str = "embedding"
     baseline: str | None = "euclidean"  # key of the method shown beside this one
     description: str = ""
     tags: tuple = field(default_factory=tuple)
