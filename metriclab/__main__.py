@@ -3,6 +3,7 @@
 python -m metriclab reproduce <name>... | all [--fast] [--splits N] [--out DIR] [--jobs N]
 python -m metriclab reproduce --list
 python -m metriclab compare --dataset wine --method nca --method lmnn:k=5 --splits 10 --fraction 0.3
+    [--preprocess auto|none|standardise|minmax]
 python -m metriclab bench <name>... | all        (runs bench/<name>.py)
 python -m metriclab data list | build
 python -m metriclab cache info | clear
@@ -137,6 +138,7 @@ def cmd_compare(args) -> int:
             seed=args.seed,
             progress=None if args.quiet else ProgressBar(),
             cache=None if args.no_cache else True,
+            preprocess=args.preprocess,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -149,6 +151,7 @@ def cmd_compare(args) -> int:
             "dataset": summary["dataset"],
             "method": summary["label"],
             "protocol": summary["protocol"],
+            "scaling": summary["preprocess"],
             "accuracy %": [
                 f"{100 * m:.2f} ± {100 * s:.2f}"
                 for m, s in zip(summary["accuracy_mean"], summary["accuracy_std"], strict=True)
@@ -281,6 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--per-class", type=int, default=None, help="labeled points per class")
     cmp_.add_argument("--protocol", choices=["auto", "transductive", "inductive"], default="auto")
     cmp_.add_argument("--classifier", default="1nn", help="1nn, knn:K or nearest_mean")
+    cmp_.add_argument(
+        "--preprocess",
+        default="auto",
+        help="feature scaling: auto (each data set's default), none, standardise (z-scores) or "
+        "minmax ([0, 1] range); fitted on the points each method is fitted on",
+    )
     cmp_.add_argument("--jobs", type=int, default=1, help="parallel workers (-1 = all cores)")
     cmp_.add_argument(
         "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786"

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import KNeighborsClassifier
 
+from metriclab.preprocess import resolve_preprocess, scale_features, scaler_fit_rows
+
 UNLABELED = -1
 
 
@@ -85,12 +87,18 @@ def partial_labels(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return y_partial
 
 
-def embed(spec, estimator, X: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def embed(
+    spec, estimator, X: np.ndarray, y: np.ndarray, mask: np.ndarray, preprocess: str = "none"
+) -> np.ndarray:
     """Embedding of all points under the method's protocol.
 
     Transductive methods see every point and the labels of the masked ones only; inductive methods
-    are fitted on the labeled points and map all points with `transform`.
+    are fitted on the labeled points (all points when they need no labels) and map all points with
+    `transform`. The features are first scaled by `preprocess`, fitted on the points the method is
+    fitted on (`metriclab.preprocess.scaler_fit_rows`).
     """
+    mask = np.asarray(mask, dtype=bool)
+    X = scale_features(preprocess, X, scaler_fit_rows(spec, "transductive", mask))
     if spec.transductive:
         estimator.fit(X, partial_labels(y, mask))
         return np.asarray(estimator.embedding_)
@@ -101,12 +109,13 @@ def embed(spec, estimator, X: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np
     return np.asarray(estimator.transform(X))
 
 
-def unlabeled_accuracy(spec, estimator, X, y, mask, k: int = 1) -> float:
+def unlabeled_accuracy(spec, estimator, X, y, mask, k: int = 1, preprocess: str = "none") -> float:
     """Accuracy on the unlabeled points: k-NN in the embedding, or the classifier's own predict."""
     if spec.output == "classifier":
+        X = scale_features(preprocess, X, mask)
         estimator.fit(X[mask], y[mask])
         return float(np.mean(estimator.predict(X[~mask]) == y[~mask]))
-    return embedding_accuracy(embed(spec, estimator, X, y, mask), y, mask, k=k)
+    return embedding_accuracy(embed(spec, estimator, X, y, mask, preprocess), y, mask, k=k)
 
 
 def knn_accuracy(
@@ -285,7 +294,9 @@ def resolve_protocol(spec, protocol: str) -> str:
     return protocol
 
 
-def embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray, np.ndarray]:
+def embed_split(
+    spec, estimator, X, y, mask, protocol: str, preprocess: str = "none"
+) -> tuple[np.ndarray, np.ndarray]:
     """Embeddings (Z_train, Z_test) of the labeled and held-out points under `protocol`.
 
     transductive: a transductive method is fitted on all points with y = -1 on the held-out ones;
@@ -293,7 +304,12 @@ def embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray,
       like PCA) and maps all points.
     inductive: the method never sees the held-out points; it is fitted on the training points and
       maps the test points with `transform` (a transductive method needs an out-of-sample map).
+    The features are first scaled by `preprocess` with a scaler fitted on the same points as the
+    method (`metriclab.preprocess.scaler_fit_rows`): under the inductive protocol the training
+    points only.
     """
+    mask = np.asarray(mask, dtype=bool)
+    X = scale_features(preprocess, X, scaler_fit_rows(spec, protocol, mask))
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
     if protocol == "transductive":
         if spec.transductive:
@@ -326,11 +342,20 @@ RECORDED_ERRORS = (ValueError, ArithmeticError, RuntimeError)
 
 
 def evaluate_split(
-    spec, params: dict, X, y, mask, protocol: str, classifier: str, image_shape=None
+    spec,
+    params: dict,
+    X,
+    y,
+    mask,
+    protocol: str,
+    classifier: str,
+    image_shape=None,
+    preprocess: str = "none",
 ):
     """Fit one method on one split and score the held-out points: a dict of results.
 
-    `fit_time_s` is the time to build, fit and map (or predict); scoring is not included.
+    `preprocess` scales the features first, fitted on the points the method is fitted on.
+    `fit_time_s` is the time to scale, build, fit and map (or predict); scoring is not included.
     A failure in RECORDED_ERRORS is returned as `status` (the message) with accuracy NaN.
     """
     mask = np.asarray(mask, dtype=bool)
@@ -346,12 +371,13 @@ def evaluate_split(
             warnings.simplefilter("ignore", category=UserWarning)
             estimator = spec.make(**kwargs)
             if spec.output == "classifier":
+                X = scale_features(preprocess, X, mask)
                 estimator.fit(X[mask], y[mask])
                 predicted = np.asarray(estimator.predict(X[~mask]))
                 out["fit_time_s"] = time.perf_counter() - start
                 out["accuracy"] = float(np.mean(predicted == y[~mask]))
             else:
-                Z_train, Z_test = embed_split(spec, estimator, X, y, mask, protocol)
+                Z_train, Z_test = embed_split(spec, estimator, X, y, mask, protocol, preprocess)
                 out["fit_time_s"] = time.perf_counter() - start
                 out["accuracy"] = classifier_accuracy(
                     Z_train, y[mask], Z_test, y[~mask], classifier
@@ -378,6 +404,7 @@ RESULT_FIELDS = (
     "seed",
     "protocol",
     "classifier",
+    "preprocess",
     "accuracy",
     "error_pct",
     "fit_time_s",
@@ -396,6 +423,7 @@ class _Job:
     split: int
     seed: int
     protocol: str
+    preprocess: str
     cache_key: dict | None
     n_labeled: int
     n_scored: int
@@ -592,6 +620,7 @@ def compare(
     seed: int = 0,
     progress: Callable[[int, int, str], None] | None = None,
     cache=None,
+    preprocess: str = "auto",
 ) -> pd.DataFrame:
     """Accuracy of each method on the same seeded random splits of each data set: one row per split.
 
@@ -604,7 +633,11 @@ def compare(
     use their own predict). n_jobs: joblib workers (loky); scheduler: a Dask scheduler address or a
     distributed.Client, to run the splits on that cluster. progress(done, total, message) is called
     in this process after each finished (method, split). cache: None (off), True (default
-    directory), a directory or a metriclab.cache.ResultCache.
+    directory), a directory or a metriclab.cache.ResultCache. preprocess: feature scaling,
+    'auto' (each data set's default, `metriclab.datasets.default_preprocess`), 'none',
+    'standardise' (z-scores) or 'minmax' ([0, 1] range); the scaler is fitted on the points each
+    method is fitted on (the training points under the inductive protocol), and kernel widths
+    are in the scaled units.
 
     Returns the columns of RESULT_FIELDS; `accuracy` is a fraction in [0, 1], `status` is 'ok' or
     the message of the error that method raised on that split.
@@ -620,6 +653,8 @@ def compare(
         )
     if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
         raise ValueError(f"n_jobs must be a non-zero whole number (-1 = all cores), got {n_jobs!r}")
+    if preprocess is not None and str(preprocess).strip().lower() != "auto":
+        preprocess = resolve_preprocess(preprocess)  # a bad name fails before any data loads
     datasets = _as_datasets(dataset)
     pairs = _as_methods(methods)
     specs = [REGISTRY[key] for key, _ in pairs]
@@ -642,6 +677,7 @@ def compare(
         if size["n_train"] == "auto":
             size["n_train"] = int(min(100, max(np.unique(ds.y).size, n // 2)))
         ds_splits = splits(ds.y, n_splits, seed=seed, **size)
+        ds_preprocess = resolve_preprocess(preprocess, ds)
         identity = _dataset_identity(ds) if store is not None else None
         for m_index, spec in enumerate(specs):
             params, param_error = resolved_params[m_index]
@@ -657,6 +693,7 @@ def compare(
                         if spec.output != "classifier"
                         else "classifier",
                         "classifier": classifier if spec.output != "classifier" else "own",
+                        "preprocess": ds_preprocess,
                         "split": {"seed": s_seed, **size},
                         "code": versions[spec.key],
                     }
@@ -668,6 +705,7 @@ def compare(
                     s_index,
                     s_seed,
                     method_protocol,
+                    ds_preprocess,
                     key,
                     n_labeled,
                     n - n_labeled,
@@ -688,7 +726,17 @@ def compare(
                     if hit is not None:
                         rows[job.index] = {**hit, "cached": True}
                         continue
-                args = (spec, params, ds.X, ds.y, mask, method_protocol, classifier, ds.image_shape)
+                args = (
+                    spec,
+                    params,
+                    ds.X,
+                    ds.y,
+                    mask,
+                    method_protocol,
+                    classifier,
+                    ds.image_shape,
+                    ds_preprocess,
+                )
                 tasks.append((job, args))
 
     total = len(jobs)
@@ -731,6 +779,7 @@ def compare(
                 "seed": job.seed,
                 "protocol": job.protocol if spec.output != "classifier" else "inductive",
                 "classifier": classifier if spec.output != "classifier" else "own predict",
+                "preprocess": job.preprocess,
                 "accuracy": accuracy,
                 "error_pct": 100.0 * (1.0 - accuracy) if accuracy == accuracy else math.nan,
                 "fit_time_s": result["fit_time_s"],
@@ -745,7 +794,7 @@ def compare(
 
 # ----------------------------------------------------------------------------- summarize
 
-SUMMARY_GROUP = ("dataset", "method", "label", "params", "protocol", "classifier")
+SUMMARY_GROUP = ("dataset", "method", "label", "params", "protocol", "classifier", "preprocess")
 
 
 def paired_test(differences: np.ndarray) -> float:
@@ -773,9 +822,10 @@ def summarize(results: pd.DataFrame, baseline: str = "euclidean") -> pd.DataFram
         raise ValueError(f"results lack the column(s) {sorted(missing)}; pass compare()'s output")
     group = [c for c in SUMMARY_GROUP if c in results.columns]
     ok = results[results["status"] == "ok"]
+    pair_on = ["dataset", "split", *(["preprocess"] if "preprocess" in results.columns else [])]
     base = (
         ok[ok["method"] == baseline]
-        .groupby(["dataset", "split"], sort=False)["accuracy"]
+        .groupby(pair_on, sort=False)["accuracy"]
         .mean()
         .rename("baseline_accuracy")
     )
@@ -795,7 +845,7 @@ def summarize(results: pd.DataFrame, baseline: str = "euclidean") -> pd.DataFram
         row["fit_time_s"] = (
             float(good["fit_time_s"].mean()) if len(good) and "fit_time_s" in good else math.nan
         )
-        paired = good.join(base, on=["dataset", "split"], how="inner")
+        paired = good.join(base, on=pair_on, how="inner")
         diff = (paired["accuracy"] - paired["baseline_accuracy"]).to_numpy(dtype=float)
         row["diff_vs_baseline"] = float(diff.mean()) if diff.size else math.nan
         row["wins"] = int((diff > 1e-12).sum())

@@ -222,7 +222,9 @@ def test_knn_with_k_greater_than_one_outvotes_a_mislabeled_neighbour():
 
 def test_compare_on_iris_euclidean_and_pca():
     ds = iris()
-    results = compare(ds, [("pca", {"n_components": 2})], n_splits=4, n_train=30, seed=0)
+    results = compare(
+        ds, [("pca", {"n_components": 2})], n_splits=4, n_train=30, seed=0, preprocess="none"
+    )
     assert len(results) == 2 * 4
     assert list(results["method"].unique()) == ["euclidean", "pca"]  # baseline added first
     assert (results["status"] == "ok").all()
@@ -426,7 +428,9 @@ def test_cache_directory_from_environment(monkeypatch, tmp_path):
 
 def test_nearest_mean_matches_direct_computation():
     ds = iris()
-    results = compare(ds, [], n_splits=2, n_train=30, classifier="nearest_mean")
+    results = compare(
+        ds, [], n_splits=2, n_train=30, classifier="nearest_mean", preprocess="none"
+    )
     for (_, mask), acc in zip(splits(ds.y, 2, n_train=30), results["accuracy"], strict=True):
         assert acc == nearest_mean_accuracy(ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask])
 

@@ -2,8 +2,17 @@
 
 from metriclab.datasets import synthetic  # noqa: F401  (registers the generators)
 from metriclab.datasets.core import Dataset, _register_shipped, entry, load, names
+from metriclab.datasets.scaling import default_preprocess, default_scaling
 from metriclab.datasets.upload import load_csv
 
 _register_shipped()
 
-__all__ = ["Dataset", "entry", "load", "load_csv", "names"]
+__all__ = [
+    "Dataset",
+    "default_preprocess",
+    "default_scaling",
+    "entry",
+    "load",
+    "load_csv",
+    "names",
+]

@@ -1,0 +1,56 @@
+"""Each data set's default feature scaling: what the paper that uses it did, with the reason.
+
+The app's pages start from this choice and `compare(..., preprocess="auto")` uses it; a person can
+always pick another (`metriclab.preprocess.PREPROCESS`). Rules: the sets of the TDL paper's Table 1
+are renormalised to [0, 1] as there (two of them, breast cancer and ionosphere, are z-scored in the
+KPCA-trick paper; TDL's 10 %-labelled protocol is the one the app starts with); the KPCA-trick
+paper's sets are z-scored; image sets keep their pixel values (tangent distance works on pixels);
+synthetic sets keep the generator's units (the papers' widths, e.g. TDL's 0.25 on two moons, are
+given in them); any other tabular set, an upload included, is z-scored.
+"""
+
+from __future__ import annotations
+
+TDL = "TDL paper (Li, Yang & Wang 2007) Table 1: features renormalised to [0, 1]"
+KPCA = "KPCA-trick paper (Chatpatanasiri et al. 2009): z-scores"
+IMAGES = "images: pixel values kept (tangent distance and the papers work on pixels)"
+SYNTHETIC = "synthetic: the generator's units (the papers give their widths in them)"
+TABULAR = "tabular: z-scores, so no feature dominates the distance by its units"
+
+DEFAULTS: dict[str, tuple[str, str]] = {
+    "wine": ("minmax", TDL),
+    "sonar": ("minmax", TDL),
+    "breast_cancer_wisconsin": ("minmax", TDL + "; the KPCA-trick paper z-scores it"),
+    "ionosphere": ("minmax", TDL + "; the KPCA-trick paper z-scores it"),
+    "balance": ("standardise", KPCA),
+    "glass": ("standardise", KPCA),
+    "iris": ("standardise", KPCA),
+    "musk2": ("standardise", KPCA),
+    "pima": ("standardise", KPCA),
+    "satellite": ("standardise", KPCA),
+    "yeast": ("standardise", KPCA),
+    "wdbc": ("standardise", TABULAR),
+    "soybean": ("standardise", TABULAR),
+    "digits": ("none", IMAGES),
+    "mnist_5000": ("none", IMAGES),
+    "usps": ("none", IMAGES),
+}
+
+
+def default_scaling(dataset) -> tuple[str, str]:
+    """(preprocess key, why) for a Dataset or a data set name."""
+    from metriclab.datasets.core import Dataset, names
+
+    name = dataset.name if isinstance(dataset, Dataset) else str(dataset).split(":")[0]
+    if name in DEFAULTS:
+        return DEFAULTS[name]
+    if name in names("synthetic"):
+        return "none", SYNTHETIC
+    if isinstance(dataset, Dataset) and dataset.image_shape is not None:
+        return "none", IMAGES
+    return "standardise", TABULAR
+
+
+def default_preprocess(dataset) -> str:
+    """The preprocess key a data set starts with ('none', 'standardise' or 'minmax')."""
+    return default_scaling(dataset)[0]
