@@ -428,9 +428,7 @@ def test_cache_directory_from_environment(monkeypatch, tmp_path):
 
 def test_nearest_mean_matches_direct_computation():
     ds = iris()
-    results = compare(
-        ds, [], n_splits=2, n_train=30, classifier="nearest_mean", preprocess="none"
-    )
+    results = compare(ds, [], n_splits=2, n_train=30, classifier="nearest_mean", preprocess="none")
     for (_, mask), acc in zip(splits(ds.y, 2, n_train=30), results["accuracy"], strict=True):
         assert acc == nearest_mean_accuracy(ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask])
 
