@@ -5,12 +5,14 @@ the tangent-distance thesis: pixel ranges), and on raw UCI features one large-va
 proline, in the hundreds) decides every Euclidean distance. So the scaling is a visible choice,
 carried by `compare(..., preprocess=...)`, the command line's `--preprocess` and the app's pages.
 
-Which points the scaler is fitted on: exactly the points the method itself is fitted on
-(`scaler_fit_rows`). Under the inductive protocol that is the labelled/training points only, so a
-test point never reaches the scaler's `fit`. A transductive method (TDL, Laplacian Eigenmaps) is
-fitted on every point's features and builds its graph from them; its scaler sees the same points.
-That uses no label: the mean, standard deviation or range of the features is as unsupervised as the
-neighbourhood graph, and it is what the TDL paper does (all points renormalised to [0, 1]).
+Which points the scaler is fitted on (`scaler_fit_rows`): the labelled/training points, so under
+the inductive protocol a test point never reaches the scaler's `fit`, and the Euclidean baseline is
+scaled exactly like the learner beside it. The exception is a transductive method (TDL, Laplacian
+Eigenmaps) run transductively: it is fitted on every point's features and builds its neighbourhood
+graph from them, and its scaler sees the same points. That uses no label (the mean, standard
+deviation or range of the features is as unsupervised as the graph itself), it is what the TDL
+paper does (all points renormalised to [0, 1]), and a [0, 1] range estimated from the 10 % labelled
+points alone would put most points outside [0, 1].
 
 Kernel and graph widths are in the scaled units: the method is fitted on the scaled features, so
 an "auto" width (None) is computed from them.
@@ -81,16 +83,16 @@ def make_scaler(preprocess: str):
 
 
 def scaler_fit_rows(spec, protocol: str, mask: np.ndarray) -> np.ndarray:
-    """Rows the scaler is fitted on: the rows the method is fitted on under `protocol`.
+    """Rows the scaler is fitted on: the labelled/training rows, except for a transductive method
+    under the transductive protocol, which is fitted on every row's features (its graph is built
+    on them) and whose scaler sees the same rows; no label is used by either.
 
-    Classifiers and label-using methods under the inductive protocol, and every method under the
-    inductive protocol: the labelled/training rows. Under the transductive protocol a transductive
-    method, or one that needs no labels (Euclidean, PCA), is fitted on all rows' features.
+    So the Euclidean baseline, PCA and every label-using learner are scaled by one scaler fitted
+    on the labelled points, whatever the protocol: the baseline beside a learner is scaled the
+    same way, and a held-out point never reaches `fit` under the inductive protocol.
     """
     mask = np.asarray(mask, dtype=bool)
-    if spec.output == "classifier" or protocol == "inductive":
-        return mask
-    if spec.transductive or not spec.needs_labels:
+    if protocol == "transductive" and spec.transductive and spec.output != "classifier":
         return np.ones_like(mask)
     return mask
 

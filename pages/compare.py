@@ -12,6 +12,7 @@ from metriclab.ui.comparing import (
 )
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_choices, dataset_label, explainer
+from metriclab.ui.preprocessing import scaling_notes, scaling_picker_many
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish, seed_from_url
 
@@ -52,6 +53,7 @@ with st.form("compare_form"):
     )
     seed_from_url("protocol", "auto", options=list(PROTOCOLS))
     protocol = c3.selectbox("Protocol", list(PROTOCOLS), key="protocol", format_func=PROTOCOLS.get)
+    scaling = scaling_picker_many(st)
     submitted = st.form_submit_button("Run", type="primary")
 
 publish(
@@ -61,6 +63,7 @@ publish(
         "splits": n_splits,
         "cfrac": fraction,
         "protocol": protocol,
+        "pp": scaling,
     }
 )
 
@@ -82,16 +85,19 @@ if submitted:
             protocol,
             progress,
             context="comparison",
+            preprocess=scaling,
         )
         bar.empty()
         if results is not None:
             st.session_state["_compare_results"] = results
+            st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
 
 results = st.session_state.get("_compare_results")
 if results is None:
     st.info("Choose data sets and methods, then press Run.")
     st.stop()
 
+st.markdown(st.session_state.get("_compare_scaling", ""))
 failed = results[results["status"] != "ok"]
 if len(failed):
     st.warning(

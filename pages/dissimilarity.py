@@ -6,9 +6,11 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
+from metriclab.preprocess import scale_features
 from metriclab.ui import cache
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, labels_picker, method_picker, url_values
+from metriclab.ui.preprocessing import scaling_note, scaling_picker
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish
 from metriclab.ui.widgets import param_widget
@@ -46,6 +48,7 @@ with st.sidebar:
         accept=lambda s: s.output == "embedding" and s.key != "euclidean",
     )
     label_mode, label_value, seed = labels_picker(st.sidebar, default_fraction=0.3)
+    scaling = scaling_picker(st.sidebar, name)
 
 spec = REGISTRY[method]
 data_key = (name, cache.params_key(data_params), MATRIX_POINTS)
@@ -70,7 +73,7 @@ def matrices_view():
         params = {
             p.name: param_widget(p, prefix + p.name, cols[i % 3]) for i, p in enumerate(spec.params)
         }
-    keys = ["ds", "dmethod", "lab", "frac" if label_mode == "fraction" else "per", "seed"]
+    keys = ["ds", "dmethod", "lab", "frac" if label_mode == "fraction" else "per", "seed", "pp"]
     publish(
         url_values(keys + [f"d.{name}.{p}" for p in data_params] + [prefix + p for p in params]),
         prune=("p.", "d."),
@@ -87,10 +90,12 @@ def matrices_view():
         *split_key,
         extras=True,
         context=spec.label,
+        preprocess=scaling,
     )
     if result is None:
         return
     mask = result.mask
+    st.caption(scaling_note(ds, scaling, spec, mask))
     shown = [k for k in MATRICES if k in result.extras]
     if not shown:
         st.info(
@@ -101,7 +106,7 @@ def matrices_view():
     D = result.extras.get("dissimilarity_")
     D_labels = matrix_labels(D, ds, mask) if D is not None else None
     if D is None or D_labels is None:
-        X = ds.X[mask]
+        X = scale_features(scaling, ds.X[mask])  # the scaler is fitted on the labelled points
         D = np.sqrt(np.maximum(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1), 0.0))
         D_labels = ds.y[mask]
         which = "Euclidean distances of the labeled inputs"

@@ -18,6 +18,7 @@ from metriclab.ui.pickers import (
     method_picker,
     url_values,
 )
+from metriclab.ui.preprocessing import scaling_note, scaling_picker
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish, seed_from_url
 from metriclab.ui.widgets import format_value, param_values, param_widget
@@ -36,6 +37,7 @@ with st.sidebar:
     spec = REGISTRY[method]
     label_mode, label_value, seed = labels_picker(st.sidebar)
     ds_full = guarded(cache.dataset, name, cache.params_key(data_params), context=name)
+    scaling = scaling_picker(st.sidebar, ds_full if ds_full is not None else name)
     max_points = None
     if ds_full is not None and ds_full.n_samples > LARGE:
         seed_from_url("cap", 1000, options=POINT_CAPS)
@@ -50,6 +52,7 @@ if ds_full is None:
 data_key = (name, cache.params_key(data_params), max_points)
 split_key = (label_mode, label_value, seed)
 base_keys = ["ds", "method", "lab", "frac" if label_mode == "fraction" else "per", "seed", "mode"]
+base_keys += ["pp"]
 base_keys += [f"d.{name}.{p}" for p in data_params] + (["cap"] if max_points else [])
 prefix = f"p.{method}."
 
@@ -80,6 +83,7 @@ def show_scores(result, baseline):
     if baseline is not None:
         cols[1].metric(f"baseline: {REGISTRY[baseline.method].label}", f"{baseline.accuracy:.3f}")
     cols[2].metric("labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}")
+    st.caption(scaling_note(ds_full, scaling, spec, result.mask))
     st.caption(f"fit in {result.fit_time * 1000:.0f} ms (cached after the first time)")
 
 
@@ -125,7 +129,13 @@ def live_view():
     publish(url_values(base_keys + [prefix + p for p in params]), prune=("p.", "d."))
     ds, _ = cache.view_data(*data_key)
     result = guarded(
-        cache.fit, *data_key, method, cache.params_key(params), *split_key, context=spec.label
+        cache.fit,
+        *data_key,
+        method,
+        cache.params_key(params),
+        *split_key,
+        context=spec.label,
+        preprocess=scaling,
     )
     baseline = None
     if spec.baseline in REGISTRY:
@@ -136,13 +146,14 @@ def live_view():
             baseline_params(params),
             *split_key,
             context="baseline",
+            preprocess=scaling,
         )
     with right:
         if result is None:
             return
         show_scores(result, baseline)
         if result.Z is not None:
-            view_id = (data_key, method, split_key)
+            view_id = (data_key, method, split_key, scaling)
             st.plotly_chart(embedding_figure(result, ds, view_id), key="embedding")
         else:
             fig = plots.embedding_scatter(
@@ -200,6 +211,7 @@ def scrub_view():
             scrub_name,
             tuple(values),
             context=spec.label,
+            preprocess=scaling,
         )
     if out is None:
         return
@@ -282,6 +294,7 @@ def window_view():
     )
     run_key = (
         data_key,
+        scaling,
         method,
         split_key,
         row_name,
@@ -302,6 +315,7 @@ def window_view():
                 (row_name, rows),
                 (col_name, cols),
                 context=spec.label,
+                preprocess=scaling,
             )
         if grid is not None:
             st.session_state["_window"] = (run_key, grid)
@@ -316,7 +330,11 @@ def window_view():
                 values = {**defaults, row_name: rv, col_name: cv}
                 try:
                     fitted = cache.fit(
-                        *data_key, spec.baseline, baseline_params(values), *split_key
+                        *data_key,
+                        spec.baseline,
+                        baseline_params(values),
+                        *split_key,
+                        preprocess=scaling,
                     )
                     base_grid[i, j] = fitted.accuracy
                 except ValueError:

@@ -223,14 +223,23 @@ def test_a_classifier_method_fits_its_scaler_on_the_labelled_points(spy):
     np.testing.assert_array_equal(spy[0], ds.X[:400][mask[:400]])
 
 
-def test_scaler_fit_rows_follow_the_method_fit():
+def test_scaler_fit_rows_are_the_labelled_rows_except_for_transductive_methods():
     mask = np.array([True, False, True, False])
     spec = REGISTRY
-    np.testing.assert_array_equal(scaler_fit_rows(spec["nca"], "transductive", mask), mask)
-    np.testing.assert_array_equal(scaler_fit_rows(spec["nca"], "inductive", mask), mask)
+    for method in ("euclidean", "pca", "nca", "zhang_mds"):
+        for protocol in ("transductive", "inductive"):
+            np.testing.assert_array_equal(scaler_fit_rows(spec[method], protocol, mask), mask)
     assert scaler_fit_rows(spec["tdl"], "transductive", mask).all()
-    assert scaler_fit_rows(spec["pca"], "transductive", mask).all()
+    assert scaler_fit_rows(spec["le"], "transductive", mask).all()
     np.testing.assert_array_equal(scaler_fit_rows(spec["tdl"], "inductive", mask), mask)
+
+
+def test_euclidean_baseline_does_not_depend_on_the_protocol():
+    """One scaler on the labelled points for the baseline under either protocol."""
+    kwargs = {"n_splits": 3, "fraction": 0.1, "seed": 0, "preprocess": "standardise"}
+    a = compare("wine", [], protocol="transductive", **kwargs)
+    b = compare("wine", [], protocol="inductive", **kwargs)
+    np.testing.assert_array_equal(a["accuracy"], b["accuracy"])
 
 
 def test_embed_scales_like_the_page_expects():

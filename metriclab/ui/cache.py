@@ -92,12 +92,14 @@ def fit(
     value: float,
     seed: int,
     extras: bool = False,
+    preprocess: str = "none",
 ) -> compute.ViewResult:
     """`method` with `method_params` on the data set and split given by the other keys; `extras`
-    keeps the learned matrices (for the Dissimilarity page; large, so off for the live view)."""
+    keeps the learned matrices (for the Dissimilarity page; large, so off for the live view);
+    `preprocess` is the feature scaling (metriclab.preprocess)."""
     ds, _ = view_data(name, params, max_points)
     mask = split(name, params, max_points, mode, value, seed)
-    return compute.fit_view(ds, REGISTRY[method], dict(method_params), mask, extras=extras)
+    return compute.fit_view(ds, REGISTRY[method], dict(method_params), mask, extras, preprocess)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -112,11 +114,12 @@ def scrub(
     seed: int,
     scrub_name: str,
     scrub_values: tuple,
+    preprocess: str = "none",
 ) -> tuple[list[np.ndarray], list[float]]:
     ds, _ = view_data(name, params, max_points)
     mask = split(name, params, max_points, mode, value, seed)
     return compute.scrub_embeddings(
-        ds, REGISTRY[method], dict(method_params), mask, scrub_name, scrub_values
+        ds, REGISTRY[method], dict(method_params), mask, scrub_name, scrub_values, preprocess
     )
 
 
@@ -132,9 +135,16 @@ def window(
     seed: int,
     row: tuple,
     col: tuple,
+    preprocess: str = "none",
 ) -> np.ndarray:
     ds, _ = view_data(name, params, max_points)
     mask = split(name, params, max_points, mode, value, seed)
     return compute.window_accuracy(
-        ds, REGISTRY[method], dict(method_params), mask, (row[0], row[1]), (col[0], col[1])
+        ds,
+        REGISTRY[method],
+        dict(method_params),
+        mask,
+        (row[0], row[1]),
+        (col[0], col[1]),
+        preprocess=preprocess,
     )

@@ -26,6 +26,7 @@ def run_comparison(
     protocol: str,
     _progress=None,
     seed: int = 0,
+    preprocess: str = "auto",
 ) -> pd.DataFrame:
     """compare() over the named data sets and registry methods at their defaults (cached by the
     small arguments; `_progress` is not part of the cache key)."""
@@ -44,6 +45,7 @@ def run_comparison(
         protocol=protocol,
         seed=seed,
         progress=_progress,
+        preprocess=preprocess,
     )
 
 
@@ -58,6 +60,7 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
             "label",
             "method",
             "protocol",
+            "preprocess",
             "n_splits",
             "accuracy_mean",
             "accuracy_std",

@@ -12,6 +12,7 @@ import numpy as np
 
 from metriclab.datasets import Dataset
 from metriclab.evaluation import embed, embedding_accuracy, labeled_mask
+from metriclab.preprocess import scale_features
 
 # Learned state shown on the pages when an estimator has it.
 EXTRA_ATTRIBUTES = (
@@ -88,17 +89,24 @@ def _extras(estimator) -> dict[str, Any]:
 
 
 def fit_view(
-    ds: Dataset, spec, params: dict[str, Any], mask: np.ndarray, extras: bool = True
+    ds: Dataset,
+    spec,
+    params: dict[str, Any],
+    mask: np.ndarray,
+    extras: bool = True,
+    preprocess: str = "none",
 ) -> ViewResult:
     """Fit `spec` with `params` on `ds` under the method's protocol and score 1-NN on unlabeled points.
-    `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show."""
+    `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show.
+    `preprocess` scales the features first (fitted on the points the method is fitted on)."""
     mask = np.asarray(mask, dtype=bool)
     estimator = spec.make(**method_kwargs(spec, ds, params))
     start = time.perf_counter()
     if spec.output == "classifier":
-        estimator.fit(ds.X[mask], ds.y[mask])
+        X = scale_features(preprocess, ds.X, mask)
+        estimator.fit(X[mask], ds.y[mask])
         predictions = ds.y.copy()
-        predictions[~mask] = estimator.predict(ds.X[~mask])
+        predictions[~mask] = estimator.predict(X[~mask])
         elapsed = time.perf_counter() - start
         accuracy = float(np.mean(predictions[~mask] == ds.y[~mask]))
         return ViewResult(
@@ -109,7 +117,7 @@ def fit_view(
             fit_time=elapsed,
             extras=_extras(estimator),
         )
-    Z = np.asarray(embed(spec, estimator, ds.X, ds.y, mask), dtype=np.float64)
+    Z = np.asarray(embed(spec, estimator, ds.X, ds.y, mask, preprocess), dtype=np.float64)
     elapsed = time.perf_counter() - start
     if Z.ndim == 1:
         Z = Z[:, None]
@@ -128,12 +136,18 @@ def fit_view(
 
 
 def scrub_embeddings(
-    ds: Dataset, spec, params: dict[str, Any], mask: np.ndarray, name: str, values: Sequence[Any]
+    ds: Dataset,
+    spec,
+    params: dict[str, Any],
+    mask: np.ndarray,
+    name: str,
+    values: Sequence[Any],
+    preprocess: str = "none",
 ) -> tuple[list[np.ndarray], list[float]]:
     """Embeddings (first two columns) and accuracies with parameter `name` set to each of `values`."""
     frames, accuracies = [], []
     for value in values:
-        result = fit_view(ds, spec, {**params, name: value}, mask, extras=False)
+        result = fit_view(ds, spec, {**params, name: value}, mask, False, preprocess)
         if result.Z is None:
             raise ValueError(f"{spec.label} gives no embedding to scrub through")
         frames.append(result.Z[:, :2])
@@ -149,6 +163,7 @@ def window_accuracy(
     row: tuple[str, Sequence[Any]],
     col: tuple[str, Sequence[Any]],
     progress=None,
+    preprocess: str = "none",
 ) -> np.ndarray:
     """Accuracy on the unlabeled points over the grid row-parameter × column-parameter."""
     (row_name, row_values), (col_name, col_values) = row, col
@@ -158,7 +173,7 @@ def window_accuracy(
         for j, cv in enumerate(col_values):
             try:
                 grid[i, j] = fit_view(
-                    ds, spec, {**params, row_name: rv, col_name: cv}, mask
+                    ds, spec, {**params, row_name: rv, col_name: cv}, mask, True, preprocess
                 ).accuracy
             except (ValueError, np.linalg.LinAlgError, ArithmeticError):
                 grid[i, j] = np.nan  # a failing corner of the grid shows as a gap, not an error

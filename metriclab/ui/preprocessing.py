@@ -1,0 +1,92 @@
+"""The feature-scaling control of the Embed, Dissimilarity and Compare pages, and the line that says
+which scaling is on. The choice itself is `metriclab.preprocess`; each data set's default is
+`metriclab.datasets.default_scaling` (what its paper used)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metriclab.datasets import default_scaling
+from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
+from metriclab.ui.state import seed_from_url
+
+KEY = "pp"  # session-state key and URL parameter
+HELP = (
+    "How the features are scaled before the method sees them. z-score: each feature minus its "
+    "mean over the fitted points, divided by its standard deviation; [0, 1]: each feature's range "
+    "over the fitted points mapped to [0, 1]. The scaler is fitted on the labelled points (a "
+    "held-out point never reaches it; the Euclidean baseline is scaled by the same scaler), "
+    "except for transductive methods (TDL, LE), which build their graph on all points' features "
+    "and whose scaler sees them too (no labels). Kernel and graph widths, and 'auto' widths, are "
+    "in the scaled units."
+)
+
+
+def _parse(text: str) -> str:
+    return AUTO if text.strip().lower() == AUTO else resolve_preprocess(text)
+
+
+def scaling_picker(container, dataset) -> str:
+    """A select box of the feature scaling for one data set, starting at its default (and again
+    at the new set's default when the data set changes); returns the preprocess key."""
+    default, _ = default_scaling(dataset)
+    options = list(PREPROCESS)
+    owner = f"_{KEY}_dataset"
+    name = getattr(dataset, "name", str(dataset))
+    if st.session_state.get(owner, name) != name and KEY in st.session_state:
+        st.session_state[KEY] = default  # another data set: start from its own default
+    st.session_state[owner] = name
+    seed_from_url(KEY, default, parse=lambda t: resolve_preprocess(t))
+    if st.session_state[KEY] not in options:
+        st.session_state[KEY] = default
+    return container.selectbox(
+        "Feature scaling",
+        options,
+        key=KEY,
+        format_func=lambda k: PREPROCESS[k] + ("  (default)" if k == default else ""),
+        help=HELP,
+    )
+
+
+def scaling_picker_many(container) -> str:
+    """The Compare page's select box: 'auto' (each data set's default) or one scaling for all."""
+    options = [AUTO, *PREPROCESS]
+    seed_from_url(KEY, AUTO, parse=_parse)
+    if st.session_state[KEY] not in options:
+        st.session_state[KEY] = AUTO
+    return container.selectbox(
+        "Feature scaling",
+        options,
+        key=KEY,
+        format_func=lambda k: (
+            "each data set's default (its paper's)" if k == AUTO else PREPROCESS[k]
+        ),
+        help=HELP,
+    )
+
+
+def scaling_note(dataset, preprocess: str, spec=None, mask=None) -> str:
+    """What the page says about the scaling: which one, whether it is the data set's default (and
+    why), and for a fitted method which points the scaler saw."""
+    key = resolve_preprocess(preprocess, dataset)
+    default, why = default_scaling(dataset)
+    text = f"**Feature scaling: {PREPROCESS[key]}**"
+    if key == default:
+        text += f" — the default for {getattr(dataset, 'name', dataset)} ({why})"
+    else:
+        text += f" — {getattr(dataset, 'name', dataset)}'s default is {PREPROCESS[default]} ({why})"
+    if key != "none" and spec is not None and mask is not None:
+        rows = scaler_fit_rows(spec, "transductive", mask)
+        seen = "all points' features, no labels" if rows.all() else "the labelled points only"
+        text += f"; fitted on {seen}"
+    return text + "."
+
+
+def scaling_notes(datasets, preprocess: str) -> str:
+    """The Compare page's line: the scaling of each chosen data set."""
+    parts = []
+    for ds in datasets:
+        key = resolve_preprocess(preprocess, ds)
+        parts.append(f"{getattr(ds, 'name', ds)}: {PREPROCESS[key]}")
+    where = "the labelled points; for transductive methods, all points' features"
+    return f"**Feature scaling** — {'; '.join(parts)} (fitted on {where})."
