@@ -63,7 +63,7 @@ publish(
         "splits": n_splits,
         "cfrac": fraction,
         "protocol": protocol,
-        "pp": scaling,
+        "cpp": scaling,
     }
 )
 

@@ -78,7 +78,7 @@ def test_dissimilarity_page_has_the_control_and_the_note():
 def test_compare_uses_each_data_sets_default_and_says_so():
     at = run_page("compare", {"cds": "wine,pima", "cm": "nca", "splits": "3"}, timeout=TIMEOUT)
     assert_clean(at)
-    assert at.selectbox(key="pp").value == "auto"
+    assert at.selectbox(key="cpp").value == "auto"
     at.button[0].click().run()
     assert_clean(at)
     table = at.dataframe[0].value.set_index(["dataset", "method"])
@@ -92,9 +92,9 @@ def test_compare_uses_each_data_sets_default_and_says_so():
 
 def test_compare_with_scaling_off_shows_the_raw_numbers():
     at = run_page(
-        "compare", {"cds": "wine", "cm": "nca", "splits": "3", "pp": "none"}, timeout=TIMEOUT
+        "compare", {"cds": "wine", "cm": "nca", "splits": "3", "cpp": "none"}, timeout=TIMEOUT
     )
-    assert at.selectbox(key="pp").value == "none"
+    assert at.selectbox(key="cpp").value == "none"
     at.button[0].click().run()
     assert_clean(at)
     table = at.dataframe[0].value.set_index("method")

@@ -10,7 +10,8 @@ from metriclab.datasets import default_scaling
 from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
 from metriclab.ui.state import seed_from_url
 
-KEY = "pp"  # session-state key and URL parameter
+KEY = "pp"  # session-state key and URL parameter of Embed and Dissimilarity
+COMPARE_KEY = "cpp"  # the Compare page's
 HELP = (
     "How the features are scaled before the method sees them. z-score: each feature minus its "
     "mean over the fitted points, divided by its standard deviation; [0, 1]: each feature's range "
@@ -22,46 +23,43 @@ HELP = (
 )
 
 
-def _parse(text: str) -> str:
-    return AUTO if text.strip().lower() == AUTO else resolve_preprocess(text)
+def _select(container, key: str, options: list[str], default: str, parse, label_of) -> str:
+    """The select box, seeded from the URL (odd values fall back to `default`)."""
+    seed_from_url(key, default, parse=parse)
+    if st.session_state[key] not in options:
+        st.session_state[key] = default
+    return container.selectbox("Feature scaling", options, key=key, format_func=label_of, help=HELP)
 
 
 def scaling_picker(container, dataset) -> str:
     """A select box of the feature scaling for one data set, starting at its default (and again
     at the new set's default when the data set changes); returns the preprocess key."""
     default, _ = default_scaling(dataset)
-    options = list(PREPROCESS)
     owner = f"_{KEY}_dataset"
     name = getattr(dataset, "name", str(dataset))
     if st.session_state.get(owner, name) != name and KEY in st.session_state:
         st.session_state[KEY] = default  # another data set: start from its own default
     st.session_state[owner] = name
-    seed_from_url(KEY, default, parse=lambda t: resolve_preprocess(t))
-    if st.session_state[KEY] not in options:
-        st.session_state[KEY] = default
-    return container.selectbox(
-        "Feature scaling",
-        options,
-        key=KEY,
-        format_func=lambda k: PREPROCESS[k] + ("  (default)" if k == default else ""),
-        help=HELP,
+    return _select(
+        container,
+        KEY,
+        list(PREPROCESS),
+        default,
+        resolve_preprocess,
+        lambda k: PREPROCESS[k] + ("  (default)" if k == default else ""),
     )
 
 
 def scaling_picker_many(container) -> str:
-    """The Compare page's select box: 'auto' (each data set's default) or one scaling for all."""
-    options = [AUTO, *PREPROCESS]
-    seed_from_url(KEY, AUTO, parse=_parse)
-    if st.session_state[KEY] not in options:
-        st.session_state[KEY] = AUTO
-    return container.selectbox(
-        "Feature scaling",
-        options,
-        key=KEY,
-        format_func=lambda k: (
-            "each data set's default (its paper's)" if k == AUTO else PREPROCESS[k]
-        ),
-        help=HELP,
+    """The Compare page's select box (URL `cpp`): 'auto' (each data set's default) or one scaling
+    for all data sets."""
+    return _select(
+        container,
+        COMPARE_KEY,
+        [AUTO, *PREPROCESS],
+        AUTO,
+        lambda t: AUTO if t.strip().lower() == AUTO else resolve_preprocess(t),
+        lambda k: "each data set's default (its paper's)" if k == AUTO else PREPROCESS[k],
     )
 
 
