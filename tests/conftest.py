@@ -4,10 +4,22 @@ Playwright. Browser tests skip only when no chromium is found and REQUIRE_BROWSE
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
 from metriclab.ui.server import CHROMIUM_ARGS, find_chromium, free_port, start_app, stop_app
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest leaves the page it ran as sys.modules['__main__']; a process started
+    later with the 'spawn' method (a Dask nanny, a loky worker) would then re-run that page as
+    its main script, so every test gets the runner's __main__ back."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture(scope="module")
