@@ -83,7 +83,7 @@ if submitted:
             n_splits,
             fraction,
             protocol,
-            progress,
+            progress=progress,
             context="comparison",
             preprocess=scaling,
         )
@@ -112,12 +112,15 @@ tab_boxes.plotly_chart(boxes, key="compare_boxes")
 if summary is not None:
     st.dataframe(summary, hide_index=True)
 c1, c2, c3 = st.columns(3)
+# Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
+# removes while the click is served) and do not rerun the page.
 c1.download_button(
     "Download results (CSV)",
     results.to_csv(index=False).encode(),
     file_name="metriclab-comparison.csv",
     mime="text/csv",
     key="dl_csv",
+    on_click="ignore",
 )
 if summary is not None:
     c2.download_button(
@@ -126,13 +129,19 @@ if summary is not None:
         file_name="metriclab-summary.csv",
         mime="text/csv",
         key="dl_summary",
+        on_click="ignore",
     )
+html = st.session_state.get("_compare_html")
+if html is None or html[0] is not results:
+    html = (results, figure_html(bars))
+    st.session_state["_compare_html"] = html
 c3.download_button(
     "Download figure (HTML)",
-    lambda: figure_html(bars),
+    html[1],
     file_name="metriclab-comparison.html",
     mime="text/html",
     key="dl_html",
+    on_click="ignore",
 )
 st.caption(
     "The HTML figure is self-contained (plotly.js inlined) and opens offline; the camera icon on "

@@ -10,6 +10,7 @@ from metriclab import plots
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import explainer
 from metriclab.ui.router import ensure_router
+from metriclab.ui.runs import fast_reproduction
 from metriclab.ui.state import publish, seed_from_url
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
@@ -38,13 +39,6 @@ def stored_results(name: str, stamp: tuple = ()) -> tuple[pd.DataFrame | None, s
     table = pd.read_csv(csv) if csv.exists() else None
     notes = md.read_text() if md.exists() else None
     return table, notes
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def fast_run(name: str, seed: int, _progress=None) -> pd.DataFrame:
-    from metriclab.reproduce import experiments
-
-    return experiments()[name].run(fast=True, n_splits=None, seed=seed, progress=_progress)
 
 
 def show_table(table: pd.DataFrame, key: str) -> None:
@@ -102,7 +96,7 @@ with tab_live:
         def progress(done, total, message):
             bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} · {message}")
 
-        live = guarded(fast_run, name, 0, progress, context=name)
+        live = guarded(fast_reproduction, name, 0, progress=progress, context=name)
         bar.empty()
         if live is not None:
             st.session_state["_fast"] = (name, live)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
+from metriclab.ui.runs import Progress, RunMemo
 
 PROTOCOLS = {
     "auto": "each method's own",
@@ -17,19 +17,17 @@ PROTOCOLS = {
 }
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def run_comparison(
+def _comparison(
     sets: tuple[str, ...],
     methods: tuple[str, ...],
     n_splits: int,
     fraction: float,
     protocol: str,
-    _progress=None,
     seed: int = 0,
     preprocess: str = "auto",
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """compare() over the named data sets and registry methods at their defaults (cached by the
-    small arguments; `_progress` is not part of the cache key)."""
+    """compare() over the named data sets and registry methods at their defaults."""
     from metriclab.evaluation import compare
     from metriclab.ui import cache
 
@@ -44,9 +42,36 @@ def run_comparison(
         fraction=float(fraction),
         protocol=protocol,
         seed=seed,
-        progress=_progress,
+        progress=progress,
         preprocess=preprocess,
     )
+
+
+_comparisons = RunMemo(_comparison, max_entries=16)
+
+
+def run_comparison(
+    sets: tuple[str, ...],
+    methods: tuple[str, ...],
+    n_splits: int,
+    fraction: float,
+    protocol: str,
+    progress: Progress | None = None,
+    seed: int = 0,
+    preprocess: str = "auto",
+) -> pd.DataFrame:
+    """The comparison's per-split results, memoised process-wide by the small arguments (a repeat
+    Run, in this session or another, returns at once); `progress` is called only while computing."""
+    key = (
+        tuple(sets),
+        tuple(methods),
+        int(n_splits),
+        float(fraction),
+        protocol,
+        int(seed),
+        str(preprocess),
+    )
+    return _comparisons(*key, progress=progress)
 
 
 def summary_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -90,6 +115,11 @@ def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
     return plots.comparison_chart(agg), plots.comparison_boxes(boxes_input)
 
 
-def figure_html(fig: go.Figure) -> str:
-    """A self-contained HTML file of the figure (plotly.js inlined, so it opens offline)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True)
+def figure_html(fig: go.Figure) -> bytes:
+    """A self-contained HTML file of the figure (plotly.js inlined, so it opens offline).
+
+    The same figure gives the same bytes (a fixed element id instead of plotly's random one), so
+    the download button keeps one media file across reruns instead of replacing it while a click
+    is being served."""
+    html = fig.to_html(include_plotlyjs=True, full_html=True, div_id="metriclab-figure")
+    return html.encode()
