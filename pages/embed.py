@@ -9,6 +9,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.ui import cache, presets
+from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import (
     LARGE,
@@ -152,6 +153,9 @@ def live_view():
         if result is None:
             return
         show_scores(result, baseline)
+        collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
+        if collapsed:
+            st.warning(collapsed, icon=":material/warning:")
         if result.Z is not None:
             view_id = (data_key, method, split_key, scaling)
             st.plotly_chart(embedding_figure(result, ds, view_id), key="embedding")

@@ -88,3 +88,34 @@ def test_run_memo_keeps_the_last_entries_and_hands_out_copies():
     memo(2)
     memo(3)
     assert (1,) not in memo and (3,) in memo
+
+
+# --- 2. a collapsed embedding is said on the page -------------------------------------------------
+
+
+def test_collapse_warning_counts_distinct_positions():
+    import numpy as np
+
+    from metriclab.ui.compute import collapse_warning
+
+    mask = np.zeros(100, dtype=bool)
+    mask[:10] = True
+    rng = np.random.default_rng(0)
+    spread = rng.normal(size=(100, 2))
+    assert collapse_warning(spread, mask) is None
+    few = np.repeat(rng.normal(size=(5, 2)), 20, axis=0)
+    assert "only 5 distinct" in collapse_warning(few, mask)
+
+
+def test_embed_page_warns_when_the_zhang_expansion_collapses(monkeypatch):
+    import metriclab.methods.zhang as zhang
+
+    monkeypatch.setattr(zhang, "expansion_width", lambda X, centres: 1e-6)  # every basis fn ~0
+    # an unusual iteration count keeps this fit out of the other tests' cache entries
+    at = run("embed", {"ds": "wine", "method": "zhang_mds", "p.zhang_mds.max_iter": "37"})
+    assert not at.exception
+    assert any("collapsed" in w.value for w in at.warning)
+    monkeypatch.undo()
+    at = run("embed", {"ds": "wine", "method": "zhang_mds"})
+    assert_clean(at)
+    assert not any("collapsed" in w.value for w in at.warning)

@@ -29,6 +29,7 @@ from metriclab.kernels import (
     discriminant_kernel,
     gaussian_kernel,
     kernel_squared_distances,
+    squared_distances,
 )
 from metriclab.methods.registry import MethodSpec, Param
 
@@ -277,6 +278,26 @@ def rbf_basis(X: np.ndarray, centres: np.ndarray, width: float) -> np.ndarray:
     return gaussian_kernel(X, centres, width=width)
 
 
+def default_n_basis(n_train: int) -> int:
+    """A quarter of the training points (the paper's 10 of 40), at least 10 (or all), at most 200."""
+    return min(200, max(min(10, n_train), n_train // 4))
+
+
+def expansion_width(X: np.ndarray, centres: np.ndarray) -> float:
+    """Width of the RBF basis that scales with the data: the median squared distance from the
+    training points to the centres (so a typical point sits at exp(-1) of a typical centre).
+
+    The paper's beta (Sect. 5) is a distance (average distance to the class means) divided into
+    squared distances; on its 2-D and 4-D sets the two are of one size, but in 256-D every basis
+    function is ~0 away from its centre and unseen points collapse onto a few positions."""
+    d2 = squared_distances(X, centres)
+    width = float(np.median(d2))
+    if not (np.isfinite(width) and width > 0):
+        positive = d2[d2 > 0]
+        width = float(np.median(positive)) if positive.size else 1.0
+    return width
+
+
 def _stratified_centres(y_codes: np.ndarray, n_basis: int, rng: np.random.Generator) -> np.ndarray:
     """Indices of n_basis training points, shared among the classes like the paper (5 of each ...)."""
     classes, counts = np.unique(y_codes, return_counts=True)
@@ -311,7 +332,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         the paper's l = d on soybean: classical MDS then pads with zero coordinates).
     kernel : base kernel k1: "gaussian" g_ij(beta) of Eq. (7), "cosine" (the correlation kernel
         rho^q of Eq. (8), q = `degree`), "linear" or "polynomial" ((x'y + 1)^degree).
-    width : beta of the Gaussian kernel and of the RBF basis; None = average distance of the
+    width : beta of the Gaussian kernel; None = average distance of the
         labelled points to their class means (the paper's rule).
     combine : "tensor" (Eq. (3)) or "sum" (Eq. (4)).
     dissimilarity : "kernel" (from kernel and combine) or one of the paper's "delta1".."delta4",
@@ -321,8 +342,11 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     alpha1, alpha2 : mixing weights of the direct sum, Eq. (4).
     basis : "rbf" (Gaussian radial basis, Section 5.1-5.2) or "linear" (phi(x) = x, Section 5.3).
     n_basis : number p of RBF centres, sampled from the training points class by class;
-        None = a quarter of the training points (the paper's 10 of 40), at most 200.
-    basis_width : width of the RBF basis; None = the same beta as the kernel.
+        None = a quarter of the training points (the paper's 10 of 40), at least 10, at most 200.
+    basis_width : width of the RBF basis; None = the median squared distance from the training
+        points to the centres (`expansion_width`, scales with the data). The paper uses beta
+        itself on its 2-D/4-D sets (metriclab.reproduce.zhang passes it); in many dimensions beta
+        leaves every basis function ~0 and unseen points collapse.
     init : initial W(0): "mds" (least-squares fit of the classical MDS embedding) or "random".
     max_iter, tol : iterative majorization stops after max_iter updates or when an update lowers
         the stress e^2 by less than tol * sum_ij d_ij^2.
@@ -332,7 +356,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     ----------
     kernel_ : training discriminant kernel matrix; dissimilarity_ : distances sqrt(delta_ij);
     embedding_ : classical MDS of the training points; eigenvalues_ : MDS spectrum (decreasing;
-    whole for n <= 1000, else the leading 10); width_ : beta used; coef_, intercept_ : the
+    whole for n <= 1000, else the leading 10); width_ : beta used; basis_width_ : RBF width used; coef_, intercept_ : the
     expansion (transform(X) = phi(X) coef_ + intercept_, rotated onto embedding_ by Procrustes,
     which leaves all distances unchanged); stress_ : e^2 per majorization iteration; n_iter_;
     centres_ : RBF centres; classes_ : the labels.
@@ -451,7 +475,6 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.kernel_name_, self.combine_ = kernel, combine
         self.width_ = float(self.width) if self.width is not None else class_mean_width(X, codes)
-        self.basis_width_ = float(self.basis_width) if self.basis_width is not None else self.width_
 
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
             K1 = self._base_kernel(kernel, X)
@@ -468,10 +491,16 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
 
         rng = np.random.default_rng(self.random_state)
         if self.basis == "rbf":
-            n_basis = self.n_basis if self.n_basis is not None else min(200, max(2, n // 4))
+            n_basis = self.n_basis if self.n_basis is not None else default_n_basis(n)
             self.centres_ = X[_stratified_centres(codes, int(n_basis), rng)]
+            self.basis_width_ = (
+                float(self.basis_width)
+                if self.basis_width is not None
+                else expansion_width(X, self.centres_)
+            )
         else:
             self.centres_ = None
+            self.basis_width_ = None
         Phi = self._basis(X)
         W0 = self._initial_coefficients(Phi, rng)
         W, self.stress_ = fit_expansion(self.dissimilarity_, Phi, W0, int(self.max_iter), self.tol)
@@ -556,8 +585,9 @@ SPECS = [
                 low=1e-3,
                 high=1e3,
                 log=True,
-                help="Gaussian kernel and RBF basis width; empty = average distance of the "
-                "labelled points to their class means (the paper's rule).",
+                help="Gaussian kernel width; empty = average distance of the labelled points to "
+                "their class means (the paper's rule). The out-of-sample RBF basis takes its own "
+                "width from the data (median squared distance to the centres).",
             ),
             Param(
                 "degree",
@@ -601,7 +631,7 @@ SPECS = [
                 None,
                 low=1,
                 high=500,
-                help="Number of RBF centres; empty = a quarter of the labelled points (≤ 200).",
+                help="Number of RBF centres; empty = a quarter of the labelled points (10 to 200).",
             ),
             Param(
                 "max_iter",

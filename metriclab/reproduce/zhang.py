@@ -34,6 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, nearest_mean_accuracy
+from metriclab.kernels import class_mean_width
 from metriclab.methods.zhang import DiscriminantKernelMDS, is_fisher_separable
 from metriclab.reproduce import RESULT_COLUMNS, Experiment
 
@@ -124,6 +125,7 @@ def _expansion(X_lab, y_lab, which, n_centres_per_class, seed, max_iter, init="r
     model = DiscriminantKernelMDS(
         dissimilarity=which,
         n_basis=n_centres_per_class * len(np.unique(y_lab)),
+        basis_width=class_mean_width(X_lab, y_lab),  # the paper's beta for the basis too (Sect. 5)
         init=init,
         max_iter=max_iter,
         tol=1e-6,

@@ -58,6 +58,34 @@ def subsample_indices(y: np.ndarray, max_points: int | None, seed: int = 0) -> n
     return np.sort(np.concatenate(keep))
 
 
+def distinct_positions(Z: np.ndarray, rel_tol: float = 1e-6) -> int:
+    """How many different points `Z` holds, positions closer than rel_tol × its spread counted once."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.shape[0] == 0:
+        return 0
+    spread = float(np.ptp(Z, axis=0).max()) if Z.size else 0.0
+    if not spread > 0:
+        return 1
+    return int(np.unique(np.round(Z / (rel_tol * spread)), axis=0).shape[0])
+
+
+def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str | None:
+    """A warning when the unlabeled points sit on fewer than `share` of their number of positions
+    (an out-of-sample map that sends everything to a few places), else None."""
+    unseen = np.asarray(Z)[~np.asarray(mask, dtype=bool)]
+    n = unseen.shape[0]
+    if n < 10:
+        return None
+    k = distinct_positions(unseen)
+    if k >= share * n:
+        return None
+    return (
+        f"The embedding has collapsed: the {n} unlabeled points sit on only {k} distinct "
+        "position(s), so their 1-NN score is mostly tie-breaking. Widen the kernel / basis, add "
+        "labels or choose another method."
+    )
+
+
 def split_mask(y: np.ndarray, mode: str, value: float, seed: int = 0) -> np.ndarray:
     """Labeled points of one split: `mode` "fraction" (share of each class) or "per_class"."""
     if mode == "fraction":
