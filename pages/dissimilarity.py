@@ -123,14 +123,24 @@ def matrices_view():
                 icon=":material/check:" if gower.euclidean else ":material/close:",
             )
         with c2:
-            st.badge(
-                "Fisher separable" if fisher.separable else "not Fisher separable",
-                color="green" if fisher.separable else "orange",
-            )
+            if fisher.tie:
+                st.badge("Fisher: a tie", color="gray", icon=":material/drag_handle:")
+            else:
+                st.badge(
+                    "Fisher separable" if fisher.separable else "not Fisher separable",
+                    color="green" if fisher.separable else "orange",
+                    icon=":material/check:" if fisher.separable else ":material/close:",
+                )
         c3.caption(
             f"Checks on {which}: smallest eigenvalue of −½HΔ²H relative to the largest "
             f"{gower.relative_min_eigenvalue:.2e}; Fisher margin {fisher.margin:.3g} "
-            f"(min between {fisher.min_between:.3g} − max within {fisher.max_within:.3g})."
+            f"(min between {fisher.min_between:.3g} − max within {fisher.max_within:.3g})"
+            + (
+                ", zero up to rounding: the closest between-class pair is as close as the "
+                "farthest within-class pair (a tie, not a separation)."
+                if fisher.tie
+                else "."
+            )
         )
     figures = []
     for key in shown:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, presets
+from metriclab.ui import cache, compute, presets
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import (
@@ -22,7 +22,7 @@ from metriclab.ui.pickers import (
 from metriclab.ui.preprocessing import scaling_note, scaling_picker
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish, seed_from_url
-from metriclab.ui.widgets import format_value, param_values, param_widget
+from metriclab.ui.widgets import capped, format_value, param_values, param_widget
 
 TIMING = bool(os.environ.get("METRICLAB_TIMING"))
 MODES = {"live": "live", "scrub": "λ scrub", "window": "window map"}
@@ -31,6 +31,7 @@ POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000]
 ensure_router()
 st.title("Embed")
 
+presets.apply_landing_view()
 with st.sidebar:
     presets.preset_buttons()
     name, data_params = dataset_picker(st.sidebar)
@@ -72,20 +73,89 @@ def numeric_params(spec):
     return [p for p in spec.params if len(param_values(p)) > 1]
 
 
-def show_scores(result, baseline):
-    cols = st.columns(3)
+def widgets(container=None, skip=()):
+    """The method's parameter widgets ({name: value}); an output dimension that a linear map cannot
+    exceed is capped at the data's number of features."""
+    bounded = spec.family == "mahalanobis" or method == "pca"
+    out = {}
+    for p in spec.params:
+        if p.name in skip:
+            continue
+        key = prefix + p.name
+        if bounded and p.name == "n_components":
+            p = capped(p, ds_full.n_features, key)
+        out[p.name] = param_widget(p, key, container)
+    return out
+
+
+def comparison(result, values):
+    """[(label, method, params)] to score beside the method: its own baseline where that has the
+    same output dimension (LE beside TDL), else PCA to the same dimension; and the Euclidean input
+    space with all features, labelled as such."""
+    rows = []
+    if spec.baseline in REGISTRY and spec.baseline != "euclidean":
+        rows.append((REGISTRY[spec.baseline].label, spec.baseline, baseline_params(values)))
+    dim = None if result.Z is None else result.Z.shape[1]
+    if not rows and dim is not None and dim < ds_full.n_features and "pca" in REGISTRY:
+        rows.append((f"PCA to {dim}-D (same dimension)", "pca", (("n_components", dim),)))
+    if "euclidean" in REGISTRY and method != "euclidean":
+        rows.append((f"Euclidean, all {ds_full.n_features} features", "euclidean", ()))
+    return rows
+
+
+def show_scores(result, references):
+    """The method's accuracy beside the references; the delta is against the first (comparable)."""
+    cols = st.columns(1 + len(references) + 1)
+    first = references[0][1] if references else None
     cols[0].metric(
-        f"1-NN accuracy, {spec.label}" if result.Z is not None else f"accuracy, {spec.label}",
+        "1-NN accuracy" if result.Z is not None else "accuracy",
         f"{result.accuracy:.3f}",
         delta=None
-        if baseline is None
-        else f"{result.accuracy - baseline.accuracy:+.3f} vs baseline",
+        if first is None
+        else f"{result.accuracy - first.accuracy:+.3f} vs {references[0][0]}",
+        help=spec.label,
     )
-    if baseline is not None:
-        cols[1].metric(f"baseline: {REGISTRY[baseline.method].label}", f"{baseline.accuracy:.3f}")
-    cols[2].metric("labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}")
+    for col, (label, fitted) in zip(cols[1:], references, strict=False):
+        col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy of {label}")
+    cols[-1].metric(
+        "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
+    )
     st.caption(scaling_note(ds_full, scaling, spec, result.mask))
-    st.caption(f"fit in {result.fit_time * 1000:.0f} ms (cached after the first time)")
+    st.caption(
+        f"**{spec.label}** on this split; fit in {result.fit_time * 1000:.0f} ms (cached after "
+        "the first time). The first reference has the same output dimension."
+    )
+
+
+def show_spread(values, refs):
+    """Accuracy over 10 split seeds, the method against its comparable reference: wins/ties/losses."""
+    label, ref_method, ref_params = refs[0]
+    seeds = range(10)
+    with st.spinner("fitting 10 splits"):
+        mine = [
+            cache.fit(
+                *data_key,
+                method,
+                cache.params_key(values),
+                label_mode,
+                label_value,
+                s,
+                preprocess=scaling,
+            )
+            for s in seeds
+        ]
+        theirs = [
+            cache.fit(
+                *data_key, ref_method, ref_params, label_mode, label_value, s, preprocess=scaling
+            )
+            for s in seeds
+        ]
+    spread = compute.seed_spread([r.accuracy for r in mine], [r.accuracy for r in theirs])
+    st.markdown(
+        f"**Over split seeds 0–9** ({spread.wins} wins, {spread.ties} ties, {spread.losses} losses "
+        f"against {label}): {spec.label} {spread.mean:.3f} ± {spread.std:.3f}, {label} "
+        f"{spread.ref_mean:.3f} ± {spread.ref_std:.3f}. {spread.verdict(spec.label, label)}"
+    )
 
 
 def embedding_figure(result, ds, view_id):
@@ -124,9 +194,17 @@ def live_view():
     left, right = st.columns([1, 3])
     with left:
         st.markdown(f"**{spec.label}** parameters")
-        params = {p.name: param_widget(p, prefix + p.name) for p in spec.params}
+        params = widgets()
         if not spec.params:
             st.caption("This method has no parameters.")
+        else:
+            st.button(
+                "Reset to defaults",
+                key="reset_params",
+                on_click=presets.reset_method,
+                args=(method,),
+                help=f"every parameter of {spec.label} back to its default",
+            )
     publish(url_values(base_keys + [prefix + p for p in params]), prune=("p.", "d."))
     ds, _ = cache.view_data(*data_key)
     result = guarded(
@@ -138,24 +216,29 @@ def live_view():
         context=spec.label,
         preprocess=scaling,
     )
-    baseline = None
-    if spec.baseline in REGISTRY:
-        baseline = guarded(
+    refs = [] if result is None else comparison(result, params)
+    references = []
+    for label, ref_method, ref_params in refs:
+        fitted = guarded(
             cache.fit,
             *data_key,
-            spec.baseline,
-            baseline_params(params),
+            ref_method,
+            ref_params,
             *split_key,
-            context="baseline",
+            context=label,
             preprocess=scaling,
         )
+        if fitted is not None:
+            references.append((label, fitted))
     with right:
         if result is None:
             return
-        show_scores(result, baseline)
+        show_scores(result, references)
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
             st.warning(collapsed, icon=":material/warning:")
+        if refs and st.toggle("Spread over 10 split seeds", key="spread"):
+            guarded(show_spread, params, refs, context="spread over seeds")
         if result.Z is not None:
             view_id = (data_key, method, split_key, scaling)
             st.plotly_chart(embedding_figure(result, ds, view_id), key="embedding")
@@ -195,9 +278,7 @@ def scrub_view():
         scrub_name = st.selectbox(
             "Scrub through", names, key="scrub", format_func=lambda n: spec.param(n).label
         )
-        fixed = {
-            p.name: param_widget(p, prefix + p.name) for p in spec.params if p.name != scrub_name
-        }
+        fixed = widgets(skip=(scrub_name,))
     publish(url_values(base_keys + ["scrub"] + [prefix + p for p in fixed]), prune=("p.", "d."))
     scrubbed = spec.param(scrub_name)
     values = param_values(scrubbed)
@@ -286,11 +367,7 @@ def window_view():
 
     rows, cols = grid_of(row_name), grid_of(col_name)
     with st.expander("Other parameters (fixed over the grid)", expanded=False):
-        defaults = {
-            p.name: param_widget(p, prefix + p.name)
-            for p in spec.params
-            if p.name not in (row_name, col_name)
-        }
+        defaults = widgets(skip=(row_name, col_name))
     kept = {prefix + n: current_of(n) for n in (row_name, col_name) if current_of(n) is not None}
     publish(
         {**url_values(base_keys + ["row", "col", "grid"] + [prefix + p for p in defaults]), **kept},
@@ -346,20 +423,26 @@ def window_view():
     if np.all(np.isnan(base_grid)):
         base_grid[:] = float(np.nanmedian(grid))
     base_label = REGISTRY[spec.baseline].label if spec.baseline in REGISTRY else "median"
+    row_p, col_p = spec.param(row_name), spec.param(col_name)
     fig = plots.window_map(
         rows,
         cols,
         grid,
         base_grid,
-        row_name=spec.param(row_name).label,
-        col_name=spec.param(col_name).label,
-        title=f"{spec.label}: 1-NN accuracy; black contour: where it ties {base_label}",
+        row_name=row_p.label,
+        col_name=col_p.label,
+        title=f"{spec.label} minus {base_label}: 1-NN accuracy on the unlabeled points",
+        row_log=bool(row_p.log and min(rows) > 0),
+        col_log=bool(col_p.log and min(cols) > 0),
+        baseline_name=base_label,
     )
     st.plotly_chart(fig, key="window_chart")
     wins = np.nanmean(grid > base_grid + 1e-12)
     st.caption(
-        f"{spec.label} beats {base_label} on {wins:.0%} of the grid (cells inside the contour; "
-        "the baseline is fitted with the same shared settings in each cell)."
+        f"Colour: accuracy minus {base_label}'s on the same split (blue: {spec.label} wins, red: "
+        f"it loses, white: a tie). {spec.label} wins on {wins:.0%} of the grid; the black line "
+        "runs along the sides of those cells. The baseline is fitted with the same shared "
+        "settings in each cell; grey dots mark the grid values."
     )
 
 

@@ -2,7 +2,9 @@
 session and in another; presets set the whole view; defaults make sense; no tables with "None"."""
 
 import pandas as pd
+import pytest
 
+from metriclab.methods import REGISTRY
 from tests.apptest_helpers import figures, run_page
 
 TIMEOUT = 180
@@ -119,3 +121,126 @@ def test_embed_page_warns_when_the_zhang_expansion_collapses(monkeypatch):
     at = run("embed", {"ds": "wine", "method": "zhang_mds"})
     assert_clean(at)
     assert not any("collapsed" in w.value for w in at.warning)
+
+
+# --- 4. presets set every parameter; Reset to defaults -------------------------------------------
+
+
+def _preset_index(label_start):
+    from metriclab.ui.presets import available_presets
+
+    found = [i for i, p in enumerate(available_presets()) if p["label"].startswith(label_start)]
+    if not found:
+        pytest.skip(f"no preset {label_start!r}")
+    return found[0]
+
+
+def _tdl_state(at):
+    return {k: at.session_state[k] for k in at.session_state if str(k).startswith("p.tdl.")}
+
+
+@pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
+def test_a_preset_gives_the_same_view_whatever_was_moved_before():
+    iris_tdl = _preset_index("Iris · TDL")
+    moons = _preset_index("Two moons · TDL")
+    fresh = run("embed", {"ds": "iris", "method": "tdl"})
+    fresh.button(key=f"preset{iris_tdl}").click().run()
+    assert_clean(fresh)
+    expected, expected_state = fresh.metric[0].value, _tdl_state(fresh)
+    # another session: a moons preset first (heat width 0.25), then graph neighbours moved
+    used = run("embed", {"ds": "iris", "method": "tdl"})
+    used.button(key=f"preset{moons}").click().run()
+    neighbours = used.main.get("slider") + used.main.get("select_slider")
+    slider = next(w for w in neighbours if w.key == "p.tdl.n_neighbors")
+    slider.set_value(slider.value + 3).run()
+    used.button(key=f"preset{iris_tdl}").click().run()
+    assert_clean(used)
+    assert _tdl_state(used) == expected_state
+    assert used.metric[0].value == expected
+    spec = REGISTRY["tdl"]
+    if "width" in {p.name for p in spec.params}:  # not the moons' 0.25 carried over
+        assert used.session_state["p.tdl.width"] == fresh.session_state["p.tdl.width"]
+
+
+@pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
+def test_reset_to_defaults_sets_every_parameter_of_the_method_back():
+    from metriclab.ui.presets import method_defaults
+
+    at = run("embed", {"ds": "two_moons", "method": "tdl", "p.tdl.k": "9", "p.tdl.lam": "2"})
+    assert at.session_state["p.tdl.k"] == 9
+    at.button(key="reset_params").click().run()
+    assert_clean(at)
+    assert _tdl_state(at) == method_defaults(REGISTRY["tdl"])
+    assert at.query_params.get("p.tdl.k") in (
+        None,
+        str(REGISTRY["tdl"].param("k").default),
+        [str(REGISTRY["tdl"].param("k").default)],
+    )
+
+
+# --- 7. comparable baselines; presets show their claim over split seeds --------------------------
+
+
+@pytest.mark.skipif("nca" not in REGISTRY, reason="nca not registered")
+def test_a_2d_learned_map_is_scored_against_pca_to_2d_and_the_full_space_is_labelled():
+    at = run("embed", {"ds": "iris", "method": "nca", "p.nca.n_components": "2"})
+    assert_clean(at)
+    labels = [m.label for m in at.metric]
+    assert labels[1] == "PCA to 2-D (same dimension)"
+    assert labels[2] == "Euclidean, all 4 features"
+    assert "vs PCA to 2-D" in at.metric[0].proto.delta
+
+
+@pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
+def test_the_landing_view_is_the_papers_demo_where_tdl_beats_le():
+    at = run("embed")  # a fresh page, no shared link
+    assert_clean(at)
+    assert at.session_state["method"] == "tdl"
+    assert at.metric[1].label == REGISTRY["le"].label  # same graph, same dimension
+    assert float(at.metric[0].value) > float(at.metric[1].value)
+    spread = next(m.value for m in at.markdown if "Over split seeds" in m.value)
+    assert "beats" in spread and "does not beat" not in spread
+
+
+def test_every_live_preset_shows_its_claim_on_its_own_split_and_over_seeds():
+    from metriclab.ui.presets import available_presets
+
+    at = run("embed", {"ds": "iris", "method": "pca"})
+    for i, preset in enumerate(available_presets()):
+        if preset["mode"] != "live":
+            continue
+        at.button(key=f"preset{i}").click().run()
+        assert_clean(at)
+        spread = next(m.value for m in at.markdown if "Over split seeds" in m.value)
+        if REGISTRY[preset["method"]].baseline is None:
+            continue
+        own, reference = float(at.metric[0].value), float(at.metric[1].value)
+        if preset["method"] != "le":  # a baseline preset teaches nothing to beat
+            assert own > reference, (preset["label"], own, reference)
+            assert "beats" in spread and "does not beat" not in spread, (preset["label"], spread)
+
+
+def test_seed_spread_is_honest_about_losses():
+    from metriclab.ui.compute import seed_spread
+
+    losing = seed_spread([0.9, 0.8, 0.85], [0.95, 0.9, 0.9])
+    assert (losing.wins, losing.ties, losing.losses) == (0, 0, 3)
+    assert losing.verdict("NCA", "PCA").startswith("NCA does not beat PCA")
+    assert "beats" in seed_spread([0.9, 0.9], [0.8, 0.9]).verdict("A", "B")
+    assert "No clear winner" in seed_spread([0.9, 0.7], [0.8, 0.8]).verdict("A", "B")
+
+
+# --- 9. a Fisher margin of rounding size is a tie -----------------------------------------------
+
+
+@pytest.mark.skipif("zhang_mds" not in REGISTRY, reason="zhang not registered")
+def test_delta3_on_two_rings_is_a_fisher_tie_not_separable():
+    at = run(
+        "dissimilarity",
+        {"ds": "two_rings", "dmethod": "zhang_mds", "p.zhang_mds.dissimilarity": "delta3"},
+    )
+    assert_clean(at)
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert ":gray-badge[:material/drag_handle: Fisher: a tie]" in badges
+    assert not any("Fisher separable" in b for b in badges)  # before: a green badge
+    assert any("a tie, not a separation" in c.value for c in at.caption)

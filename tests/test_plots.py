@@ -148,20 +148,47 @@ def test_matrix_heatmap_accepts_sparse_and_subsamples_large_matrices():
     assert np.asarray(fig.data[0].z).shape == (100, 100)
 
 
-def test_window_map_draws_the_baseline_contour_only_when_it_is_crossed():
+def test_window_map_colours_the_difference_on_a_scale_centred_at_zero():
     acc = np.array([[0.5, 0.7], [0.9, 0.6]])
     fig = plots.window_map([1, 16], [0.1, 1.0], acc, baseline_accuracy=0.65)
-    kinds = [t.type for t in fig.data]
-    assert kinds == ["heatmap", "contour"]
-    np.testing.assert_allclose(np.asarray(fig.data[1].z), acc - 0.65)  # contour of the difference
-    assert fig.data[1].contours.start == 0.0
-    assert [t.type for t in plots.window_map([1, 16], [0.1, 1.0], acc, 0.95).data] == ["heatmap"]
-    # a baseline per cell (e.g. LE at each width): the contour follows the per-cell difference
+    heat = fig.data[0]
+    np.testing.assert_allclose(np.asarray(heat.z), acc - 0.65)  # the difference, not raw accuracy
+    assert heat.zmid == 0.0 and heat.zmin == -heat.zmax == pytest.approx(-0.25)
+    # a baseline per cell (e.g. LE at each width)
     per_cell = np.array([[0.6, 0.6], [0.6, 0.7]])
     fig = plots.window_map([1, 16], [0.1, 1.0], acc, per_cell)
-    np.testing.assert_allclose(np.asarray(fig.data[1].z), acc - per_cell)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), acc - per_cell)
     with pytest.raises(ValueError):
         plots.window_map([1], [0.1, 1.0], acc, 0.5)
+
+
+def test_window_map_places_cells_at_their_values_on_an_honest_log_axis():
+    rows = [1.0, 2.0, 16.0, 1024.0]  # unevenly spaced in log, as the grid with a shared λ is
+    fig = plots.window_map(rows, [0.1, 1.0], np.full((4, 2), 0.5), 0.4)
+    heat = fig.data[0]
+    edges = np.asarray(heat.y, dtype=float)
+    assert edges.shape == (5,)  # cell edges, so every cell spans its own stretch of the axis
+    assert edges[1] == pytest.approx(np.sqrt(2.0)) and edges[2] == pytest.approx(np.sqrt(32.0))
+    assert fig.layout.yaxis.type == "log" and "log" in fig.layout.yaxis.title.text
+    linear = plots.window_map([1, 2, 3], [5, 10], np.zeros((3, 2)), 0.0, row_log=False)
+    assert linear.layout.yaxis.type == "linear"
+    np.testing.assert_allclose(np.asarray(linear.data[0].y, float), [0.5, 1.5, 2.5, 3.5])
+
+
+def test_window_map_tie_line_runs_along_the_cells_where_the_method_wins():
+    acc = np.array([[0.5, 0.7], [0.9, 0.6]])  # wins (baseline 0.65) at (0, 1) and (1, 0)
+    fig = plots.window_map([1.0, 4.0], [1.0, 4.0], acc, 0.65)
+    line = next(t for t in fig.data if t.type == "scatter" and t.mode == "lines")
+    xs, ys = list(line.x), list(line.y)
+    segments = [
+        ((xs[i], ys[i]), (xs[i + 1], ys[i + 1])) for i in range(0, len(xs), 3)
+    ]  # each side is two points and a break
+    assert len(segments) == 4  # a checkerboard: every inner side separates a win from a loss
+    coordinates = {round(float(p), 9) for seg in segments for pt in seg for p in pt}
+    assert coordinates == {0.5, 2.0, 8.0}  # geometric midpoint 2 between 1 and 4, outer edges
+    # no win anywhere: no line
+    no_win = plots.window_map([1, 4], [1, 4], acc, 0.95).data
+    assert not [t for t in no_win if t.type == "scatter" and t.mode == "lines"]
 
 
 def test_spectrum_and_curves_and_weights():

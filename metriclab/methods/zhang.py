@@ -101,16 +101,19 @@ def is_euclidean(D: np.ndarray, tol: float = 1e-10, squared: bool = False) -> Go
 
 
 class FisherCheck(NamedTuple):
-    """Definition 2: separable iff every within-class dissimilarity < every between-class one."""
+    """Definition 2: separable iff every within-class dissimilarity < every between-class one.
+    A margin within rel_tol of the largest dissimilarity is a numerical tie: not separable."""
 
     separable: bool
     margin: float  # min between-class minus max within-class dissimilarity
     max_within: float
     min_between: float
+    tie: bool = False  # |margin| within rounding of the dissimilarities' scale
 
 
-def is_fisher_separable(D: np.ndarray, y: np.ndarray) -> FisherCheck:
-    """Fisher separability of a dissimilarity matrix under labels y (Definition 2)."""
+def is_fisher_separable(D: np.ndarray, y: np.ndarray, rel_tol: float = 1e-8) -> FisherCheck:
+    """Fisher separability of a dissimilarity matrix under labels y (Definition 2); margins within
+    rel_tol × max(D) of zero count as a tie (e.g. delta3 on orthogonal points), not as separable."""
     D = _check_dissimilarity(D)
     y = np.asarray(y)
     if y.shape != (D.shape[0],):
@@ -123,7 +126,8 @@ def is_fisher_separable(D: np.ndarray, y: np.ndarray) -> FisherCheck:
     max_within = float(D[same].max()) if same.any() else 0.0
     min_between = float(D[different].min())
     margin = min_between - max_within
-    return FisherCheck(bool(margin > 0), margin, max_within, min_between)
+    tie = abs(margin) <= rel_tol * float(np.abs(D).max())
+    return FisherCheck(bool(margin > 0 and not tie), margin, max_within, min_between, bool(tie))
 
 
 # --- classical MDS -------------------------------------------------------------------------------

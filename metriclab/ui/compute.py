@@ -86,6 +86,46 @@ def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str
     )
 
 
+@dataclass
+class SeedSpread:
+    """A method's accuracy against a reference's over the same split seeds."""
+
+    mean: float
+    std: float
+    ref_mean: float
+    ref_std: float
+    wins: int
+    ties: int
+    losses: int
+
+    def verdict(self, name: str, ref: str) -> str:
+        """One honest sentence: who is ahead over the seeds, and whether this is a clear result."""
+        n = self.wins + self.ties + self.losses
+        if self.wins > self.losses and self.mean > self.ref_mean:
+            how = "clearly" if self.losses <= n // 10 else "on most seeds, not all"
+            return f"{name} beats {ref} {how}."
+        if self.losses > self.wins and self.mean < self.ref_mean:
+            return f"{name} does not beat {ref} here: it loses on {self.losses} of {n} seeds."
+        return f"No clear winner between {name} and {ref} over these seeds."
+
+
+def seed_spread(accuracies: Sequence[float], references: Sequence[float]) -> SeedSpread:
+    """Mean ± std of both and the paired wins/ties/losses (ties within 1e-12)."""
+    a, b = np.asarray(accuracies, dtype=float), np.asarray(references, dtype=float)
+    if a.shape != b.shape or a.size == 0:
+        raise ValueError("need the same, non-zero number of accuracies for both")
+    d = a - b
+    return SeedSpread(
+        float(a.mean()),
+        float(a.std()),
+        float(b.mean()),
+        float(b.std()),
+        int(np.sum(d > 1e-12)),
+        int(np.sum(np.abs(d) <= 1e-12)),
+        int(np.sum(d < -1e-12)),
+    )
+
+
 def split_mask(y: np.ndarray, mode: str, value: float, seed: int = 0) -> np.ndarray:
     """Labeled points of one split: `mode` "fraction" (share of each class) or "per_class"."""
     if mode == "fraction":

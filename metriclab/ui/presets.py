@@ -56,8 +56,10 @@ PRESETS: list[dict[str, Any]] = [
         "mode": "scrub",
     },
     {
-        "label": "Iris · NCA vs Euclidean",
-        "dataset": "iris",
+        # NCA's 2-D map against PCA's 2-D map (the same output dimension): on balance scale NCA
+        # wins on all of 10 split seeds (0.85 ± 0.05 vs 0.58 ± 0.03); on Iris it does not.
+        "label": "Balance scale · NCA (2-D) vs PCA (2-D)",
+        "dataset": "balance",
         "method": "nca",
         "params": {"n_components": 2},
         "labels": ("fraction", 0.1),
@@ -86,8 +88,29 @@ def default_method() -> str:
     return next(iter(REGISTRY))
 
 
+def method_defaults(spec) -> dict[str, Any]:
+    """Session-state values of every parameter widget of `spec` at the method's defaults."""
+    return {f"p.{spec.key}.{p.name}": widget_value(p, p.default) for p in spec.params}
+
+
+def widget_value(p, value: Any) -> Any:
+    """`value` as the widget of `p` holds it (the nearest grid option for grid sliders)."""
+    options = param_options(p)
+    value = p.validate(value)
+    return nearest_option(value, options) if options else value
+
+
+def reset_method(method: str) -> None:
+    """Every parameter of `method` back to its default (a button callback, before widgets)."""
+    st.session_state.update(method_defaults(REGISTRY[method]))
+    st.session_state.pop("_previous", None)
+    st.session_state.pop("_ranges", None)
+
+
 def apply_preset(preset: dict[str, Any]) -> None:
-    """Set the Embed page's widget state to the preset (run as a button callback, before widgets)."""
+    """Set the Embed page's whole view to the preset (a button callback, before widgets): data set
+    and its generator parameters, labels and split seed, view, and every parameter of the method
+    (the preset's values, the defaults for the rest), so nothing is left from an earlier view."""
     spec = REGISTRY[preset["method"]]
     state = st.session_state
     state["ds"] = preset["dataset"]
@@ -97,23 +120,32 @@ def apply_preset(preset: dict[str, Any]) -> None:
     state["frac" if mode == "fraction" else "per"] = value
     state["seed"] = 0
     state["mode"] = preset["mode"]
+    for p in datasets.entry(preset["dataset"]).params:
+        state[f"d.{preset['dataset']}.{p.name}"] = widget_value(p, p.default)
     names = {p.name: p for p in spec.params}
     if preset["mode"] == "window" and {"lam", "width"} <= set(names):
         state["row"], state["col"] = "lam", "width"
     if preset["mode"] == "scrub" and "lam" in names:
         state["scrub"] = "lam"
+    state.update(method_defaults(spec))
     for name, value in preset["params"].items():
-        p = names.get(name)
-        if p is None:
-            continue
-        options = param_options(p)
-        try:
-            value = p.validate(value)
-            state[f"p.{spec.key}.{name}"] = nearest_option(value, options) if options else value
-        except ValueError:
-            continue
+        if name in names:
+            state[f"p.{spec.key}.{name}"] = widget_value(names[name], value)
+    state["spread"] = preset["mode"] == "live"  # a preset's claim is shown over split seeds
     state.pop("_previous", None)
     state.pop("_ranges", None)
+
+
+def apply_landing_view() -> None:
+    """A fresh Embed page without a shared link opens on the first preset (the paper's demo, where
+    TDL beats Laplacian Eigenmaps) instead of a view where the method loses to its baseline."""
+    state = st.session_state
+    if st.query_params or state.get("_landed") or "ds" in state or "method" in state:
+        return
+    state["_landed"] = True
+    presets = available_presets()
+    if presets:
+        apply_preset(presets[0])
 
 
 def preset_buttons() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -128,3 +129,20 @@ def _number_or_auto(text: str) -> float | None:
 def param_widgets(params: Sequence[Param], prefix: str, container=None) -> dict[str, Any]:
     """Widgets for all `params`; returns {name: value}. Keys are `prefix + name` (the URL keys too)."""
     return {p.name: param_widget(p, prefix + p.name, container) for p in params}
+
+
+def capped(p: Param, high: float, key: str | None = None) -> Param:
+    """`p` with its upper end lowered to `high` (e.g. an output dimension to the data's number of
+    features); a value already in the session under `key` is clamped to the new range."""
+    if p.high is None or high >= p.high or (p.low is not None and high < p.low):
+        return p
+    default = p.default if p.default is None else min(p.default, high)
+    capped_p = replace(p, high=high, default=default)
+    if key is not None and isinstance(st.session_state.get(key), int | float):
+        st.session_state[key] = min(st.session_state[key], high)
+    return capped_p
+
+
+def display_table(frame):
+    """A table for st.dataframe with empty cells shown as '–' instead of 'None'."""
+    return frame.style.format(na_rep="–")
