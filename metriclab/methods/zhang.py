@@ -102,7 +102,8 @@ def is_euclidean(D: np.ndarray, tol: float = 1e-10, squared: bool = False) -> Go
 
 class FisherCheck(NamedTuple):
     """Definition 2: separable iff every within-class dissimilarity < every between-class one.
-    A margin within rel_tol of the largest dissimilarity is a numerical tie: not separable."""
+    `tie`: the margin is within rounding of the dissimilarities' scale (separable in exact
+    arithmetic perhaps, but no separation a picture or a classifier can show)."""
 
     separable: bool
     margin: float  # min between-class minus max within-class dissimilarity
@@ -112,8 +113,8 @@ class FisherCheck(NamedTuple):
 
 
 def is_fisher_separable(D: np.ndarray, y: np.ndarray, rel_tol: float = 1e-8) -> FisherCheck:
-    """Fisher separability of a dissimilarity matrix under labels y (Definition 2); margins within
-    rel_tol × max(D) of zero count as a tie (e.g. delta3 on orthogonal points), not as separable."""
+    """Fisher separability of a dissimilarity matrix under labels y (Definition 2); `tie` flags a
+    margin within rel_tol × max(D) of zero (e.g. delta3 on nearly orthogonal points)."""
     D = _check_dissimilarity(D)
     y = np.asarray(y)
     if y.shape != (D.shape[0],):
@@ -127,7 +128,7 @@ def is_fisher_separable(D: np.ndarray, y: np.ndarray, rel_tol: float = 1e-8) -> 
     min_between = float(D[different].min())
     margin = min_between - max_within
     tie = abs(margin) <= rel_tol * float(np.abs(D).max())
-    return FisherCheck(bool(margin > 0 and not tie), margin, max_within, min_between, bool(tie))
+    return FisherCheck(bool(margin > 0), margin, max_within, min_between, bool(tie))
 
 
 # --- classical MDS -------------------------------------------------------------------------------
