@@ -8,6 +8,7 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
+from metriclab.ui.preprocessing import KEY as SCALING_KEY
 from metriclab.ui.state import nearest_option
 from metriclab.ui.widgets import param_options
 
@@ -68,6 +69,7 @@ PRESETS: list[dict[str, Any]] = [
     {
         "label": "Iris · TDL",
         "dataset": "iris",
+        "scaling": "none",  # raw cm, as the TDL paper's UCI runs; standardised, TDL ties LE here
         "method": "tdl",
         "params": {"n_components": 2, "lam": 16.0},
         "labels": ("fraction", 0.1),
@@ -120,6 +122,8 @@ def apply_preset(preset: dict[str, Any]) -> None:
     state["frac" if mode == "fraction" else "per"] = value
     state["seed"] = 0
     state["mode"] = preset["mode"]
+    state[SCALING_KEY] = preset.get("scaling") or datasets.default_scaling(preset["dataset"])[0]
+    state[f"_{SCALING_KEY}_dataset"] = preset["dataset"]  # so the picker keeps it for this set
     for p in datasets.entry(preset["dataset"]).params:
         state[f"d.{preset['dataset']}.{p.name}"] = widget_value(p, p.default)
     names = {p.name: p for p in spec.params}
