@@ -35,8 +35,8 @@ default_methods = [m for m in ("pca", "nca", "zhang_mds", "tdl", "le") if m in R
 vector_methods = [k for k, s in REGISTRY.items() if k != "euclidean"]
 
 with st.form("compare_form"):
-    seed_from_url("cds", default_sets, parse=lambda t: [n for n in t.split(",") if n in available])
-    seed_from_url("cm", default_methods, parse=lambda t: [m for m in t.split(",") if m in REGISTRY])
+    seed_from_url("cds", default_sets, options=available)
+    seed_from_url("cm", default_methods, options=vector_methods)
     sets = st.multiselect("Data sets", available, key="cds", format_func=dataset_label)
     methods = st.multiselect(
         "Methods (the Euclidean baseline is always added)",
@@ -45,7 +45,7 @@ with st.form("compare_form"):
         format_func=lambda k: REGISTRY[k].label,
     )
     c1, c2, c3 = st.columns(3)
-    seed_from_url("splits", 5)
+    seed_from_url("splits", 5, low=1, high=30)
     n_splits = c1.slider("Splits", 1, 30, key="splits")
     seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
     fraction = c2.select_slider(

@@ -9,7 +9,7 @@ from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, url_values
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish
-from metriclab.ui.uploads import handle_upload
+from metriclab.ui.uploads import handle_upload, share_controls
 
 ensure_router()
 st.title("Data")
@@ -49,6 +49,7 @@ if ds is None:
     st.stop()
 
 st.subheader(ds.name)
+share_controls(name)
 if ds.description:
     st.markdown(ds.description)
 if ds.source:

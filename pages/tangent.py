@@ -73,7 +73,7 @@ train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
 
 c1, c2 = st.columns([1, 2])
 with c1:
-    seed_from_url("q", 0)
+    seed_from_url("q", 0, low=0, high=query_idx.size - 1)
     q = int(
         st.number_input(
             f"Query image (0–{query_idx.size - 1} of the held-out half)",

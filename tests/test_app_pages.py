@@ -72,23 +72,22 @@ def test_data_page_shows_example_images_for_image_sets():
     assert len(heatmaps[0]["layout"]["annotations"]) == 6 * ds.n_classes
 
 
-def test_a_valid_upload_becomes_a_data_set_on_every_page():
-    from metriclab.ui import cache
-
+def test_a_valid_upload_becomes_a_data_set_on_every_page_of_its_session():
+    """Uploaded in one session, usable on the other pages of that session (other sessions: see
+    tests/test_sessions.py)."""
     rows = "\n".join(f"{i % 7},{(i * 3) % 5},{'ab'[i % 2]}" for i in range(40))
-    try:
-        key = cache.register_upload(f"x,z,kind\n{rows}\n".encode(), "mine.csv")
-    except NotImplementedError:
-        pytest.skip("load_csv not written yet")
-    at = run("data", {"ds": key})
+    at = AppTest.from_file(str(ROOT / "pages" / "data.py"), default_timeout=TIMEOUT).run()
+    at.sidebar.file_uploader(key="upload").set_value(
+        ("mine.csv", f"x,z,kind\n{rows}\n".encode(), "text/csv")
+    ).run()
     assert_clean(at)
+    key = at.session_state["ds"]
     assert at.subheader[0].value == "mine.csv"
     assert [m.value for m in at.metric][:3] == ["40", "2", "2"]
-    embed = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=TIMEOUT)
-    embed.query_params.update({"ds": key, "method": "pca"})
-    embed.run()
-    assert_clean(embed)
-    assert embed.sidebar.selectbox(key="ds").value == key
+    at.switch_page("embed.py").run()
+    at.sidebar.selectbox(key="ds").set_value(key).run()
+    assert_clean(at)
+    assert at.session_state["ds"] == key
 
 
 def test_malformed_upload_gives_st_error_with_the_reason(monkeypatch):

@@ -10,7 +10,7 @@ import streamlit as st
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui import cache
-from metriclab.ui.state import seed_from_url
+from metriclab.ui.state import URLValueError, seed_from_url
 from metriclab.ui.widgets import format_value, param_widgets
 
 FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -58,13 +58,21 @@ def dataset_picker(
 ) -> tuple[str, dict[str, Any]]:
     """Data set select box (and the generator's parameter widgets for synthetic sets)."""
     c = container or st.sidebar
+    if include_uploads and key not in st.session_state:
+        adopt_linked_upload(key)
     options = dataset_choices(include_uploads, images_only)
     if not options:
         raise ValueError("no data sets available yet")
-    seed_from_url(key, default if default in options else options[0], options=None)
+    seed_from_url(
+        key,
+        default if default in options else options[0],
+        options=options,
+        parse=lambda text: _dataset_from_text(text, options),
+    )
     if st.session_state[key] not in options:
         st.session_state[key] = default if default in options else options[0]
-    name = c.selectbox("Data set", options, key=key, format_func=dataset_label)
+    labels = {n: dataset_label(n) for n in options}  # read now, in this session
+    name = c.selectbox("Data set", options, key=key, format_func=lambda n: labels.get(n, n))
     params: dict[str, Any] = {}
     if show_params and not name.startswith(cache.UPLOAD_PREFIX):
         entry = datasets.entry(name)
@@ -72,6 +80,25 @@ def dataset_picker(
             with c.expander("Generator parameters", expanded=False):
                 params = param_widgets(entry.params, f"d.{name}.")
     return name, params
+
+
+def _dataset_from_text(text: str, options: Sequence[str]) -> str:
+    if text in options:
+        return text
+    if text.startswith(cache.UPLOAD_PREFIX):
+        raise URLValueError(
+            "that uploaded data set is not available here (an upload is private to the session "
+            "that uploaded it unless shared by link, and is dropped when that session ends)"
+        )
+    raise URLValueError(f"{text[:40]!r} is not a data set of this page")
+
+
+def adopt_linked_upload(key: str = "ds") -> None:
+    """A link `?ds=upload:...` to an upload its owner shared by link makes it one of this session's
+    data sets; any other upload key stays unknown here (the URL check then says so)."""
+    text = st.query_params.get(key, "")
+    if text.startswith(cache.UPLOAD_PREFIX) and len(text) <= 64:
+        cache.adopt_shared(text)
 
 
 def method_picker(
@@ -84,7 +111,7 @@ def method_picker(
     options = [k for k, spec in REGISTRY.items() if accept is None or accept(spec)]
     if not options:
         raise ValueError("no method of this kind is registered yet")
-    seed_from_url(key, default if default in options else options[0])
+    seed_from_url(key, default if default in options else options[0], options=options)
     if st.session_state[key] not in options:
         st.session_state[key] = default if default in options else options[0]
     return c.selectbox(
@@ -98,7 +125,7 @@ def method_picker(
 def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, float, int]:
     """How many points are labeled: a share of each class or a number per class, and the split seed."""
     c = container or st.sidebar
-    seed_from_url("lab", "fraction")
+    seed_from_url("lab", "fraction", options=["fraction", "per_class"])
     mode = c.radio(
         "Labels",
         ["fraction", "per_class"],
@@ -112,9 +139,9 @@ def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, f
             "Labeled fraction", FRACTIONS, key="frac", format_func=lambda v: f"{v:.0%}"
         )
     else:
-        seed_from_url("per", 5)
+        seed_from_url("per", 5, low=1, high=50)
         value = c.slider("Labels per class", 1, 50, key="per")
-    seed_from_url("seed", 0)
+    seed_from_url("seed", 0, low=0, high=10_000)
     seed = int(c.number_input("Split seed", 0, 10_000, key="seed", step=1))
     return mode, value, seed
 

@@ -1,14 +1,30 @@
 """Page state in the URL: widget values are read from `st.query_params` on a fresh session (a shared
-or reloaded link) and written back after every change, so a view can be shared and reloaded."""
+or reloaded link) and written back after every change, so a view can be shared and reloaded.
+
+Every URL value is validated before it reaches a widget: against the widget's options (registry
+keys, data set names, slider grids), its numeric range, and for finiteness and length. A value that
+is out of range is clamped, one that is not valid falls back to the default; either way the page
+shows a warning naming the parameter and what was done (next to the widget, until the person
+changes it), and the URL is rewritten to the value in use. Nothing from the URL is ever evaluated,
+imported or used as a path."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 
 _SEEN = "_metriclab_url_seen"
+_NOTICES = "_metriclab_url_notices"
+MAX_VALUE_CHARS = 200  # longer URL values are refused unread (the longest valid one is ~100)
+TRUE_TEXTS = ("1", "true", "yes", "on")
+FALSE_TEXTS = ("0", "false", "no", "off")
+
+
+class URLValueError(ValueError):
+    """A URL value that cannot be used; the message says why (shown to the person)."""
 
 
 def encode(value: Any) -> str:
@@ -23,27 +39,118 @@ def encode(value: Any) -> str:
     return str(value)
 
 
+def _finite(value: float, text: str) -> float:
+    if not math.isfinite(value):
+        raise URLValueError(f"{_shown(text)} is not a finite number")
+    return value
+
+
 def decode_like(text: str, example: Any) -> Any:
     """Parse `text` to the type of `example` (raises ValueError when it cannot)."""
     if text == "auto":
         return None
     if isinstance(example, bool):
-        return text.lower() in ("1", "true", "yes", "on")
+        lowered = text.lower()
+        if lowered in TRUE_TEXTS or lowered in FALSE_TEXTS:
+            return lowered in TRUE_TEXTS
+        raise URLValueError(f"{_shown(text)} is not on/off (1 or 0)")
     if isinstance(example, int):
-        return int(float(text))
+        try:
+            number = _finite(float(text), text)
+        except ValueError as exc:
+            raise URLValueError(f"{_shown(text)} is not a whole number") from exc
+        if number != int(number):
+            raise URLValueError(f"{_shown(text)} is not a whole number")
+        return int(number)
     if isinstance(example, float):
-        return float(text)
+        try:
+            return _finite(float(text), text)
+        except URLValueError:
+            raise
+        except ValueError as exc:
+            raise URLValueError(f"{_shown(text)} is not a number") from exc
     return text
+
+
+def _shown(text: Any) -> str:
+    """A URL value as quoted in a notice (short: a hostile value is not echoed in full)."""
+    text = str(text)
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def nearest_option(value: Any, options: Sequence[Any]) -> Any:
     """The option equal to `value`, or for numbers the closest one (URL values are rounded)."""
     if value in options:
         return options[list(options).index(value)]
-    numeric = [o for o in options if isinstance(o, int | float) and not isinstance(o, bool)]
-    if isinstance(value, int | float) and numeric:
+    numeric = [o for o in options if _is_number(o)]
+    if _is_number(value) and numeric:
+        if not math.isfinite(value):
+            raise URLValueError(f"{_shown(value)} is not a finite number")
         return min(numeric, key=lambda o: abs(o - value))
-    raise ValueError(f"{value!r} is not one of the options")
+    raise URLValueError(f"{_shown(value)} is not one of the choices")
+
+
+def validate(
+    text: str,
+    default: Any,
+    options: Sequence[Any] | None = None,
+    parse: Callable[[str], Any] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> tuple[Any, str | None]:
+    """The value a widget gets for URL text `text`, and a notice saying what was changed (None when
+    the value is used as given, up to the rounding of URL numbers)."""
+    if len(text) > MAX_VALUE_CHARS:
+        return default, f"the value is {len(text):,} characters long; using the default"
+    try:
+        if isinstance(default, list) and options is not None:
+            return _validate_list(text, default, options)
+        example = default if default is not None else ""
+        value = parse(text) if parse else decode_like(text, example)
+    except (ValueError, TypeError, IndexError, OverflowError) as exc:
+        reason = str(exc) if isinstance(exc, URLValueError) else f"{_shown(text)} is not valid"
+        return default, f"{reason}; using the default {encode(default)!r}"
+    if _is_number(value) and not math.isfinite(value):
+        return default, f"{_shown(text)} is not a finite number; using the default"
+    if options is not None:
+        numeric = [o for o in options if _is_number(o)]
+        if _is_number(value) and numeric and not min(numeric) <= value <= max(numeric):
+            clamped = min(max(value, min(numeric)), max(numeric))
+            bound = "maximum" if value > max(numeric) else "minimum"
+            return (
+                clamped,
+                f"{_shown(text)} is outside the slider's range; using the {bound} {encode(clamped)}",
+            )
+        try:
+            return nearest_option(value, options), None
+        except URLValueError as exc:
+            return default, f"{exc}; using the default {encode(default)!r}"
+    if _is_number(value):
+        if high is not None and value > high:
+            return type(value)(
+                high
+            ), f"{_shown(text)} is above the maximum {encode(high)}; using {encode(high)}"
+        if low is not None and value < low:
+            return type(value)(
+                low
+            ), f"{_shown(text)} is below the minimum {encode(low)}; using {encode(low)}"
+    return value, None
+
+
+def _validate_list(text: str, default: list, options: Sequence[Any]) -> tuple[list, str | None]:
+    items = [t for t in text.split(",") if t]
+    kept = [t for t in items if t in options]
+    dropped = [t for t in items if t not in options]
+    if not dropped:
+        return kept, None
+    names = ", ".join(_shown(t) for t in dropped[:3]) + (" ..." if len(dropped) > 3 else "")
+    if not kept:
+        return list(default), f"{names} not available; using the default {encode(default)!r}"
+    return kept, f"{names} not available; left out"
 
 
 def seed_from_url(
@@ -51,24 +158,43 @@ def seed_from_url(
     default: Any,
     options: Sequence[Any] | None = None,
     parse: Callable[[str], Any] | None = None,
+    low: float | None = None,
+    high: float | None = None,
 ) -> None:
     """Before a widget with session-state key `key` is drawn: if the session has no value yet, take
-    it from the URL (when present and valid), else `default`. Invalid URL values are ignored."""
+    it from the URL (validated by `validate`), else `default`. When the URL value had to be changed,
+    show a warning (here, and again on later runs until the widget's value changes) and rewrite the
+    URL to the value in use."""
     seen = st.session_state.setdefault(_SEEN, set())
+    notices = st.session_state.setdefault(_NOTICES, {})
     if key in st.session_state:
         seen.add(key)
+        _show_notice(key, notices)
         return
     value = default
     if key in st.query_params and key not in seen:
-        text = st.query_params[key]
-        try:
-            example = default if default is not None else ""
-            parsed = parse(text) if parse else decode_like(text, example)
-            value = nearest_option(parsed, options) if options is not None else parsed
-        except (ValueError, TypeError, IndexError):
-            value = default
+        value, notice = validate(st.query_params[key], default, options, parse, low, high)
+        if notice is not None:
+            notices[key] = (f"Link parameter `{key}`: {notice}.", value)
+            st.query_params[key] = encode(value)
     seen.add(key)
     st.session_state[key] = value
+    _show_notice(key, notices)
+
+
+def _show_notice(key: str, notices: dict) -> None:
+    if key not in notices:
+        return
+    message, value = notices[key]
+    if st.session_state.get(key) != value:  # the person has set it since: the notice is done
+        del notices[key]
+        return
+    st.warning(message, icon=":material/link_off:")
+
+
+def url_notices() -> list[str]:
+    """The notices about this session's link parameters still shown (for tests and pages)."""
+    return [message for message, _ in st.session_state.get(_NOTICES, {}).values()]
 
 
 def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:

@@ -106,9 +106,9 @@ def param_widget(p: Param, key: str, container=None, label: str | None = None) -
             label, options=options, key=key, help=p.help or None, format_func=format_value
         )
     if p.kind == "int" and p.low is not None and p.high is not None:
-        seed_from_url(key, int(p.default), parse=lambda t: int(min(max(float(t), p.low), p.high)))
+        seed_from_url(key, int(p.default), low=p.low, high=p.high)
         return c.slider(label, int(p.low), int(p.high), key=key, step=1, help=p.help or None)
-    seed_from_url(key, p.default, parse=_number_or_auto)
+    seed_from_url(key, p.default, parse=_number_or_auto, low=p.low, high=p.high)
     kwargs = dict(min_value=p.low, max_value=p.high, key=key, help=p.help or None)
     if p.kind == "int":
         return int(c.number_input(label, step=1, **kwargs))
