@@ -4,6 +4,12 @@ One file per (data set, method, parameters, protocol, classifier, split, code ve
 hashed into the file name and also stored in the file, so that a file whose content does not match
 its key (corrupt, truncated, hand-edited) is ignored and recomputed. The directory is
 `$METRICLAB_CACHE` when set, else `.metriclab_cache/` at the repository root.
+
+The directory is bounded: past `max_bytes` (`$METRICLAB_CACHE_MAX_MB`, default 512 MB) the least
+recently used records go first (a hit refreshes a file's modification time) until it is below 90 %
+of the cap. Several processes may share the directory: a record is written to a temporary file and
+renamed over the old one (`os.replace`, atomic on POSIX), so a reader sees the old record, the new
+one or none, never a half-written one; two writers of the same key leave one complete record.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import math
 import os
 import re
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,18 @@ import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FORMAT = 1  # bump when the stored record changes shape
+DEFAULT_MAX_MB = 512
+LOW_WATER = 0.9  # eviction stops below this share of the cap (not one eviction per write)
+STALE_TEMP_S = 3600  # temporary files of a writer that died are removed after this long
+
+
+def default_max_bytes() -> int:
+    """`$METRICLAB_CACHE_MAX_MB` (megabytes, > 0) as bytes, else 512 MB."""
+    try:
+        megabytes = float(os.environ.get("METRICLAB_CACHE_MAX_MB", DEFAULT_MAX_MB))
+    except ValueError:
+        megabytes = DEFAULT_MAX_MB
+    return int((megabytes if megabytes > 0 else DEFAULT_MAX_MB) * 2**20)
 
 
 def default_directory() -> Path:
@@ -124,15 +143,21 @@ def key_digest(key: dict) -> str:
 
 
 class ResultCache:
-    """A directory of JSON records keyed by a dict; `get` returns None on a miss or a bad file."""
+    """A directory of JSON records keyed by a dict; `get` returns None on a miss or a bad file.
+    At most `max_bytes` on disk (None: `default_max_bytes()`), least recently used out first."""
 
-    def __init__(self, directory: str | os.PathLike | None = None):
+    def __init__(self, directory: str | os.PathLike | None = None, max_bytes: int | None = None):
         self.directory = Path(directory) if directory is not None else default_directory()
+        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
+        if self.max_bytes <= 0:
+            raise ValueError(f"max_bytes must be positive, got {max_bytes!r}")
         self.hits = 0
         self.misses = 0
+        self.evicted = 0
+        self._size: int | None = None  # bytes on disk as this process believes; None: not yet read
 
     def __repr__(self) -> str:
-        return f"ResultCache({str(self.directory)!r})"
+        return f"ResultCache({str(self.directory)!r}, max_bytes={self.max_bytes})"
 
     def path(self, key: dict) -> Path:
         digest = key_digest(key)
@@ -154,6 +179,10 @@ class ResultCache:
             self.misses += 1
             return None
         self.hits += 1
+        try:
+            os.utime(path)  # recently used: evicted last
+        except OSError:
+            pass
         return record["value"]
 
     def put(self, key: dict, value: dict) -> None:
@@ -165,11 +194,65 @@ class ResultCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(tmp, path)
+            except OSError:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         except OSError:
-            pass
+            return
+        if self._size is None:
+            self._size = self.nbytes()
+        else:
+            self._size += len(text.encode())
+        if self._size > self.max_bytes:
+            self.evict()
+
+    def _records(self) -> list[tuple[float, int, Path]]:
+        """(modification time, size, path) of every record; stale temporary files are removed."""
+        out = []
+        if not self.directory.exists():
+            return out
+        now = time.time()
+        for path in self.directory.glob("*/*.json"):
+            try:
+                info = path.stat()
+            except OSError:  # removed meanwhile by another process
+                continue
+            if path.name.startswith(".tmp-"):
+                if now - info.st_mtime > STALE_TEMP_S:
+                    path.unlink(missing_ok=True)
+                continue
+            out.append((info.st_mtime, info.st_size, path))
+        return out
+
+    def nbytes(self) -> int:
+        """Bytes of the records on disk now."""
+        return sum(size for _, size, _ in self._records())
+
+    def evict(self, target: int | None = None) -> int:
+        """Remove the least recently used records until at most `target` bytes remain (default 90 %
+        of the cap); returns how many were removed. Safe while other processes read and write."""
+        target = int(LOW_WATER * self.max_bytes) if target is None else target
+        records = sorted(self._records())
+        total = sum(size for _, size, _ in records)
+        removed = 0
+        for _, size, path in records:
+            if total <= target:
+                break
+            try:
+                path.unlink()
+                removed += 1
+            except FileNotFoundError:  # another process evicted it first
+                pass
+            except OSError:
+                continue
+            total -= size
+        self._size = total
+        self.evicted += removed
+        return removed
 
     def clear(self) -> int:
         """Delete every record; returns how many were removed."""
@@ -182,10 +265,11 @@ class ResultCache:
                 removed += 1
             except OSError:
                 pass
+        self._size = 0
         return removed
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0
+        return len(self._records())
 
 
 def as_cache(cache: Any) -> ResultCache | None:

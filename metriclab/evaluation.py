@@ -549,23 +549,69 @@ def _client_for(scheduler):
         raise ValueError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}") from exc
 
 
-def _run_parallel(tasks: list[tuple], n_jobs, scheduler, on_done: Callable) -> None:
-    """Run `evaluate_split` on each (job, args) and call on_done(job, result) in the main process."""
+DASK_RETRIES = 3  # rounds of resubmitting the unfinished splits after the cluster failed
+
+
+def _cluster_failure_types() -> tuple[type[BaseException], ...]:
+    """Errors that mean the cluster lost work (a worker died, a connection dropped), not that a
+    split failed: the unfinished splits are worth submitting again."""
+    from distributed import KilledWorker
+    from distributed.comm import CommClosedError
+
+    return (KilledWorker, CommClosedError, OSError, TimeoutError)
+
+
+def _run_on_dask(tasks: list[tuple], scheduler, on_done: Callable) -> None:
+    """The splits on a Dask cluster through joblib's dask backend. The scheduler already reruns the
+    tasks of a worker that dies; when it gives up (KilledWorker after its allowed failures) or the
+    connection breaks, the splits not yet finished are submitted again, up to DASK_RETRIES times.
+    Finished splits are never resubmitted (each reached on_done, and the disk cache, once)."""
     from joblib import Parallel, delayed, parallel_config
 
-    def _call(job, args):
-        return job, evaluate_split(*args)
+    client, owned = _client_for(scheduler)
+    failures = _cluster_failure_types()
+    finished: set[int] = set()
+    try:
+        for attempt in range(DASK_RETRIES + 1):
+            remaining = [(job, args) for job, args in tasks if job.index not in finished]
+            if not remaining:
+                return
+            try:
+                with parallel_config(backend="dask", client=client, wait_for_workers_timeout=60):
+                    run = Parallel(n_jobs=-1, return_as="generator_unordered")
+                    for job, result in run(delayed(_call)(job, args) for job, args in remaining):
+                        finished.add(job.index)
+                        on_done(job, result)
+                return
+            except failures as exc:
+                if attempt == DASK_RETRIES:
+                    raise ValueError(
+                        f"the Dask cluster kept failing ({type(exc).__name__}: {exc}); "
+                        f"{len(tasks) - len(finished)} of {len(tasks)} splits did not finish "
+                        "(the finished ones are in the cache when it is on)"
+                    ) from exc
+                warnings.warn(
+                    f"Dask cluster failure ({type(exc).__name__}); resubmitting the "
+                    f"{len(tasks) - len(finished)} unfinished splits",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+    finally:
+        if owned:
+            client.close()
+
+
+def _call(job, args):
+    return job, evaluate_split(*args)
+
+
+def _run_parallel(tasks: list[tuple], n_jobs, scheduler, on_done: Callable) -> None:
+    """Run `evaluate_split` on each (job, args) and call on_done(job, result) in the main process,
+    as each finishes (so that an interrupted run keeps, in the cache, what it finished)."""
+    from joblib import Parallel, delayed
 
     if scheduler is not None:
-        client, owned = _client_for(scheduler)
-        try:
-            with parallel_config(backend="dask", client=client, wait_for_workers_timeout=60):
-                run = Parallel(n_jobs=-1, return_as="generator_unordered")
-                for job, result in run(delayed(_call)(job, args) for job, args in tasks):
-                    on_done(job, result)
-        finally:
-            if owned:
-                client.close()
+        _run_on_dask(tasks, scheduler, on_done)
         return
     if n_jobs == 1 or len(tasks) <= 1:
         for job, args in tasks:
