@@ -49,7 +49,7 @@ def _env_number(name: str, default: float) -> float:
 
 
 MAX_UPLOADS = int(_env_number("METRICLAB_MAX_UPLOADS", 4))  # per session
-MAX_UPLOAD_BYTES = int(_env_number("METRICLAB_MAX_UPLOAD_MB", 64) * MB)  # parsed X, per session
+MAX_UPLOAD_BYTES = int(_env_number("METRICLAB_MAX_UPLOAD_MB", 32) * MB)  # parsed X, per session
 UPLOAD_TTL_S = _env_number("METRICLAB_UPLOAD_TTL_S", 4 * 3600)  # unused for this long: dropped
 SHARED_MAX_BYTES = int(_env_number("METRICLAB_SHARED_MB", 256) * MB)  # all shared uploads
 SHARE_TTL_S = _env_number("METRICLAB_SHARE_TTL_S", 24 * 3600)

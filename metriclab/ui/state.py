@@ -74,8 +74,8 @@ def decode_like(text: str, example: Any) -> Any:
 
 def _shown(text: Any) -> str:
     """A URL value as quoted in a notice (short: a hostile value is not echoed in full)."""
-    text = str(text)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    text = str(text).replace("`", "'")
+    return f"`{text if len(text) <= 40 else text[:37] + '...'!r}`"  # code: no markdown inside
 
 
 def _is_number(value: Any) -> bool:
