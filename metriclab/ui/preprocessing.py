@@ -25,7 +25,7 @@ HELP = (
 
 def _select(container, key: str, options: list[str], default: str, parse, label_of) -> str:
     """The select box, seeded from the URL (odd values fall back to `default`)."""
-    seed_from_url(key, default, parse=parse)
+    seed_from_url(key, default, options=options, parse=parse)
     if st.session_state[key] not in options:
         st.session_state[key] = default
     return container.selectbox("Feature scaling", options, key=key, format_func=label_of, help=HELP)
