@@ -110,6 +110,12 @@ def _class_names(y: np.ndarray, target_names: Sequence[str] | None) -> list[str]
     return [str(t) for t in target_names]
 
 
+def labeled_only_legend(sel: np.ndarray, y: np.ndarray, c: int, labeled) -> bool:
+    """A class's labeled trace gets its own legend entry only when the class has no unlabeled
+    point (else the class's one entry, shared through the legend group, stands for both)."""
+    return labeled is not None and not np.any(~labeled & (y == c))
+
+
 def _scatter_traces(
     Z: np.ndarray,
     y: np.ndarray,
@@ -137,7 +143,8 @@ def _scatter_traces(
                     y=yy[idx],
                     mode="markers",
                     name=f"{name} (labeled)" if is_labeled else name,
-                    legendgroup=name,
+                    legendgroup=name,  # one legend entry per class toggles both traces
+                    showlegend=not is_labeled or labeled_only_legend(sel, y, c, labeled),
                     marker=dict(
                         color=class_color(c),
                         size=marker_size + 5 if is_labeled else marker_size,
@@ -200,9 +207,33 @@ def embedding_scatter(
         legend=dict(itemsizing="constant"),
         uirevision="embedding",  # keep zoom/legend state while the data changes
     )
+    if not one_d:  # equal scales: distances in the picture are the embedding's distances
+        yaxis.update(scaleanchor="x", scaleratio=1)
     if title:
         layout["title"] = dict(text=title)
-    return _fast_figure(_scatter_traces(Z, y, labeled, names, marker_size, index), layout)
+    traces = _scatter_traces(Z, y, labeled, names, marker_size, index)
+    if labeled is not None and np.any(labeled):
+        traces.append(labeled_key(marker_size))
+    return _fast_figure(traces, layout)
+
+
+def labeled_key(marker_size: int = 7) -> dict:
+    """A legend-only entry saying what the outlined diamonds are."""
+    return dict(
+        type="scatter",
+        x=[None],
+        y=[None],
+        mode="markers",
+        name="◆ labeled points",
+        legendgroup="_labeled_key",
+        marker=dict(
+            color="white",
+            size=marker_size + 5,
+            symbol="diamond",
+            line=dict(width=1.5, color="black"),
+        ),
+        hoverinfo="skip",
+    )
 
 
 def embedding_animation(
@@ -238,6 +269,8 @@ def embedding_animation(
             jitter = np.random.default_rng(0).uniform(-0.15, 0.15, Z.shape[0])
             Z = np.column_stack([Z[:, 0], np.asarray(y) + jitter])
         traces = _scatter_traces(Z, np.asarray(y), labeled, names, 7)
+        if labeled is not None and np.any(labeled):
+            traces.append(labeled_key(7))
         plotly_frames.append(dict(data=traces, name=str(label)))
     layout = fig.to_dict()["layout"]
     fig = _fast_figure(plotly_frames[active]["data"], layout, plotly_frames)
@@ -259,16 +292,25 @@ def embedding_animation(
     fig.update_layout(
         sliders=[
             dict(
-                active=active, steps=steps, currentvalue=dict(prefix=slider_prefix), pad=dict(t=40)
+                active=active,
+                steps=steps,
+                currentvalue=dict(prefix=slider_prefix),
+                x=0.12,  # the play button sits left of the slider, not on it
+                len=0.88,
+                y=0,
+                yanchor="top",
+                pad=dict(t=50),
             )
         ],
         updatemenus=[
             dict(
                 type="buttons",
                 showactive=False,
-                x=0,
-                y=-0.15,
-                xanchor="left",
+                x=0.1,
+                y=0,
+                xanchor="right",
+                yanchor="top",
+                pad=dict(t=60, r=10),
                 buttons=[
                     dict(
                         label="▶ play",
@@ -352,7 +394,9 @@ def image_grid(
             zmax=1,
         )
     )
+    lines = 1
     if titles is not None:
+        lines = max(str(t).count("<br>") + 1 for t in titles[:n])
         for i, text in enumerate(titles[:n]):
             r, c = divmod(i, n_cols)
             fig.add_annotation(
@@ -360,12 +404,15 @@ def image_grid(
                 y=r * (h + gap) - 0.5,
                 text=str(text),
                 showarrow=False,
-                yshift=8,
+                yanchor="bottom",  # the title sits above its image, however many lines it has
+                yshift=2,
                 font=dict(size=10),
             )
     fig.update_yaxes(autorange="reversed", visible=False, scaleanchor="x")
     fig.update_xaxes(visible=False)
-    return _layout(fig, title, height=max(160, 70 * n_rows + 40))
+    fig = _layout(fig, title, height=max(160, 70 * n_rows + 40 + 12 * (lines - 1)))
+    fig.update_layout(margin=dict(t=(40 if title else 10) + 14 * lines))
+    return fig
 
 
 # --------------------------------------------------------------------------------------------------
@@ -380,7 +427,9 @@ def spectrum(
     ev = np.ravel(np.asarray(eigenvalues, dtype=np.float64))
     colors = ["#1f77b4" if n_used is None or i < n_used else "#c7c7c7" for i in range(ev.shape[0])]
     fig = go.Figure(go.Bar(x=np.arange(1, ev.shape[0] + 1), y=ev, marker_color=colors))
-    fig.update_xaxes(title="index")
+    n = ev.shape[0]
+    step = max(1, int(np.ceil(n / 12)))  # whole-number ticks, at most about a dozen
+    fig.update_xaxes(title="index", tickmode="linear", tick0=1, dtick=step, tickformat="d")
     fig.update_yaxes(title="eigenvalue")
     return _layout(fig, title, height=280)
 

@@ -15,6 +15,7 @@ from metriclab.ui.pickers import dataset_choices, dataset_label, explainer
 from metriclab.ui.preprocessing import scaling_notes, scaling_picker_many
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.widgets import display_table
 
 ensure_router()
 st.title("Compare")
@@ -110,7 +111,7 @@ tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
 tab_bars.plotly_chart(bars, key="compare_bars")
 tab_boxes.plotly_chart(boxes, key="compare_boxes")
 if summary is not None:
-    st.dataframe(summary, hide_index=True)
+    st.dataframe(display_table(summary), hide_index=True)
 c1, c2, c3 = st.columns(3)
 # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
 # removes while the click is served) and do not rerun the page.

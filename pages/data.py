@@ -25,8 +25,13 @@ explainer(
 picker_box = st.sidebar.container()  # drawn above the upload box, filled after it
 with st.sidebar:
     st.subheader("Upload a CSV")
+    limit = st.get_option("server.maxUploadSize")
+    st.caption(
+        f"A CSV with a header row, numeric features and one label column; up to {limit} MB "
+        "(the browser refuses larger files before they reach the app)."
+    )
     upload = st.file_uploader(
-        "CSV with a header row; numeric features and one label column",
+        f"CSV file (up to {limit} MB)",
         type=["csv", "gz", "txt"],
         key="upload",
     )

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, compute, presets
+from metriclab.ui import cache, compute, presets, runs
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import (
@@ -121,9 +121,11 @@ def show_scores(result, references):
         "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
     )
     st.caption(scaling_note(ds_full, scaling, spec, result.mask))
+    same_dim = result.Z is not None and references and not references[0][0].startswith("Euclid")
     st.caption(
         f"**{spec.label}** on this split; fit in {result.fit_time * 1000:.0f} ms (cached after "
-        "the first time). The first reference has the same output dimension."
+        "the first time)."
+        + (" The first reference has the same output dimension." if same_dim else "")
     )
 
 
@@ -207,15 +209,36 @@ def live_view():
             )
     publish(url_values(base_keys + [prefix + p for p in params]), prune=("p.", "d."))
     ds, _ = cache.view_data(*data_key)
-    result = guarded(
-        cache.fit,
-        *data_key,
-        method,
-        cache.params_key(params),
-        *split_key,
-        context=spec.label,
-        preprocess=scaling,
-    )
+    if spec.input == "image":  # slow (seconds to minutes): stages on a progress bar, not a spinner
+        with right:
+            bar = st.progress(0.0, text=f"{spec.label}: starting")
+
+        def progress(done, total, message):
+            bar.progress(
+                min(1.0, done / max(total, 1)), text=f"{spec.label}: {message} ({done}/{total})"
+            )
+
+        result = guarded(
+            runs.image_fit,
+            *data_key,
+            method,
+            cache.params_key(params),
+            *split_key,
+            scaling,
+            progress=progress,
+            context=spec.label,
+        )
+        bar.empty()
+    else:
+        result = guarded(
+            cache.fit,
+            *data_key,
+            method,
+            cache.params_key(params),
+            *split_key,
+            context=spec.label,
+            preprocess=scaling,
+        )
     refs = [] if result is None else comparison(result, params)
     references = []
     for label, ref_method, ref_params in refs:

@@ -12,6 +12,7 @@ from metriclab.ui.pickers import explainer
 from metriclab.ui.router import ensure_router
 from metriclab.ui.runs import fast_reproduction
 from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.widgets import display_table
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
 
@@ -56,7 +57,7 @@ def show_table(table: pd.DataFrame, key: str) -> None:
         if shown["ours_mean"].notna().any():  # rows the paper quotes but we do not run: table only
             shown = shown[shown["ours_mean"].notna()]
         st.plotly_chart(plots.paper_vs_ours(shown), key=f"chart_{key}")
-    st.dataframe(numeric, hide_index=True)
+    st.dataframe(display_table(numeric), hide_index=True)
 
 
 found = guarded(lambda: __import__("metriclab.reproduce", fromlist=["experiments"]).experiments())

@@ -1,6 +1,8 @@
 """Tangent page: one digit's tangent vectors, its transformed versions, its nearest neighbours under
 the Euclidean and the tangent distance, and the error rates of both 1-NN rules."""
 
+import textwrap
+
 import numpy as np
 import streamlit as st
 
@@ -22,6 +24,26 @@ AMOUNTS = {  # display amounts per transformation, in the tangent's own units
     "diagonal_deformation": (-0.2, -0.1, 0.0, 0.1, 0.2),
     "thickening": (-0.6, -0.3, 0.0, 0.3, 0.6),
 }
+
+NAMES = {  # what a person calls each transformation
+    "x_translation": "shift left/right",
+    "y_translation": "shift up/down",
+    "scaling": "scale",
+    "rotation": "rotate",
+    "axis_deformation": "stretch along axes",
+    "diagonal_deformation": "stretch along diagonals",
+    "thickening": "thicken",
+}
+SETS = {
+    "affine6": "6 affine: shifts, scale, rotation, 2 stretches",
+    "all7": "all 7: affine and thickening",
+    "translation": "shifts only",
+}
+
+
+def readable(transform: str) -> str:
+    return NAMES.get(transform, transform.replace("_", " "))
+
 
 ensure_router()
 st.title("Tangent distance")
@@ -55,7 +77,7 @@ with st.sidebar:
     seed_from_url("pool", 1000, options=POOL_SIZES)
     pool = st.select_slider("Images used (stratified sample)", POOL_SIZES, key="pool")
     seed_from_url("tset", "affine6", options=["affine6", "all7", "translation"])
-    tset = st.selectbox("Transformations", ["affine6", "all7", "translation"], key="tset")
+    tset = st.selectbox("Transformations", list(SETS), key="tset", format_func=SETS.get)
     seed_from_url("two", True)
     two_sided = st.checkbox("Two-sided", key="two")
 
@@ -84,7 +106,7 @@ with c1:
         )
     )
     seed_from_url("tr", TRANSFORMS[3], options=list(TRANSFORMS))
-    transform = st.selectbox("Move along", list(TRANSFORMS), key="tr")
+    transform = st.selectbox("Move along", list(TRANSFORMS), key="tr", format_func=readable)
 publish(url_values(["tds", "pool", "tset", "two", "q", "tr"]))
 
 query = ds.X[query_idx[q]]
@@ -101,7 +123,7 @@ with c2:
             plots.image_grid(
                 T,
                 shape,
-                [t.replace("_", " ") for t in TRANSFORMS],
+                ["<br>".join(textwrap.wrap(readable(t), 12)) for t in TRANSFORMS],  # short lines
                 n_cols=len(TRANSFORMS),
                 title="Tangent vectors",
                 signed=True,
@@ -119,7 +141,7 @@ with c2:
                 shape,
                 [f"{a:+g}" for a in amounts],
                 n_cols=len(amounts),
-                title=f"x + a·t ({transform.replace('_', ' ')})",
+                title=f"x + a·t ({readable(transform)})",
             ),
             key="moved",
         )

@@ -154,7 +154,7 @@ def test_scrub_mode_sends_all_frames_to_the_browser():
     options = [v for v in param_options(p) if v is not None]
     assert len(fig["frames"]) == min(len(options), 24)
     assert len(fig["layout"]["sliders"][0]["steps"]) == len(fig["frames"])
-    n_points = sum(len(values(t["x"])) for t in fig["frames"][-1]["data"])
+    n_points = sum(len(values(t["x"])) for t in fig["frames"][-1]["data"] if "customdata" in t)
     assert n_points == 200
 
 

@@ -244,3 +244,125 @@ def test_delta3_on_two_rings_is_a_fisher_tie_not_separable():
     assert ":gray-badge[:material/drag_handle: Fisher: a tie]" in badges
     assert not any("Fisher separable" in b for b in badges)  # before: a green badge
     assert any("a tie, not a separation" in c.value for c in at.caption)
+
+
+# --- 6. uploads: the size limit is on screen; too few rows is said as such ----------------------
+
+
+def test_data_page_shows_the_upload_size_limit_before_a_file_is_chosen():
+    at = run("data", {"ds": "iris"})
+    assert_clean(at)
+    assert any("up to 20 MB" in c.value for c in at.sidebar.caption)  # not only in a tooltip
+
+
+def test_a_one_row_upload_is_told_it_needs_more_rows():
+    from metriclab.ui import cache
+
+    with pytest.raises(ValueError, match=r"1 data row\(s\); at least 4 are needed"):
+        cache.register_upload(b"x1,x2,label\n1,2,a\n", "one.csv")
+
+
+# --- 10. rough edges ------------------------------------------------------------------------------
+
+
+def _display_values(element):
+    import pyarrow as pa
+
+    styler = element.proto.arrow_data.styler
+    return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+
+
+def test_compare_summary_shows_no_none_cells():
+    at = run("compare", {"cds": "iris", "cm": "pca", "splits": "2"})
+    at.button[0].click().run()
+    assert_clean(at)
+    shown = _display_values(at.dataframe[0])
+    text = shown.astype(str).to_numpy().ravel().tolist()
+    assert "None" not in text and "nan" not in text
+    assert "–" in text  # the baseline's own p-value: an empty cell, drawn as a dash
+
+
+def test_method_picker_shows_labels_without_paper_slugs():
+    at = run("embed", {"ds": "iris", "method": "pca"})
+    picker = at.sidebar.selectbox(key="method")
+    shown = list(picker.options)  # as the picker prints them
+    assert "Euclidean (input space)" in shown
+    assert not any("-20" in s or "_" in s for s in shown), shown  # e.g. zhang-2003-discriminant…
+
+
+@pytest.mark.skipif("nca" not in REGISTRY, reason="nca not registered")
+def test_output_dimension_slider_is_capped_at_the_number_of_features():
+    at = run("embed", {"ds": "iris", "method": "nca", "p.nca.n_components": "40"})
+    assert_clean(at)
+    widgets = at.main.get("slider") + at.main.get("select_slider")
+    dim = next(w for w in widgets if w.key == "p.nca.n_components")
+    assert dim.value == 4  # the URL's 40 clamped to Iris' 4 features
+    top = dim.proto.max if hasattr(dim.proto, "max") else max(dim.options)
+    assert float(top) == 4
+
+
+def test_spectrum_ticks_are_whole_numbers():
+    import numpy as np
+
+    from metriclab import plots
+
+    fig = plots.spectrum(np.linspace(0, 1, 6), n_used=2)
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tick0 == 1
+    assert plots.spectrum(np.ones(60)).layout.xaxis.dtick == 5
+
+
+def test_scrub_play_button_sits_beside_the_slider_not_on_it():
+    import numpy as np
+
+    from metriclab import plots
+
+    frames = [np.random.default_rng(i).normal(size=(20, 2)) for i in range(3)]
+    fig = plots.embedding_animation(frames, ["a", "b", "c"], np.arange(20) % 2)
+    slider, button = fig.layout.sliders[0], fig.layout.updatemenus[0]
+    assert button.xanchor == "right" and button.x <= slider.x  # the button ends where it starts
+
+
+def test_tangent_page_names_transformations_and_wraps_titles():
+    from tests.apptest_helpers import figures as figs
+
+    image_set = "usps" if "usps" in __import__("metriclab").datasets.names() else "digits"
+    at = run("tangent", {"tds": image_set, "pool": "500"})
+    assert_clean(at)
+    box = at.selectbox(key="tr")
+    assert box.format_func("x_translation") == "shift left/right"
+    tangents = figs(at)[1]
+    texts = [a["text"] for a in tangents["layout"]["annotations"]]
+    assert not any("_" in t for t in texts)
+    assert all(len(line) <= 12 for t in texts for line in t.split("<br>"))  # fits a 16-px column
+
+
+@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
+def test_image_method_on_vector_data_says_it_once():
+    at = run("embed", {"ds": "iris", "method": "tangent_knn"})
+    assert not at.exception
+    (message,) = [e.value for e in at.error]
+    assert message.count(REGISTRY["tangent_knn"].label) == 1  # was "X: X works on images"
+
+
+@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
+def test_slow_image_methods_report_their_stages():
+    import numpy as np
+
+    from metriclab.datasets import load
+    from metriclab.ui.compute import fit_view, split_mask
+
+    ds = load("digits")
+    keep = np.arange(0, ds.n_samples, 6)
+    ds.X, ds.y = ds.X[keep], ds.y[keep]
+    mask = split_mask(ds.y, "fraction", 0.5, 0)
+    heard = []
+    result = fit_view(ds, REGISTRY["tangent_knn"], {}, mask, progress=lambda *a: heard.append(a))
+    assert heard[0][0] == 0 and "fitting" in heard[0][2]
+    assert heard[-1][0] == heard[-1][1] == int((~mask).sum())  # every test image counted
+    assert 0 <= result.accuracy <= 1
+    # and on the page: the progress path runs twice in two sessions without an error
+    for _ in range(2):
+        at = run("embed", {"ds": "digits", "method": "tangent_knn", "cap": "300"})
+        assert_clean(at)
+        at.run()
+        assert_clean(at)

@@ -281,7 +281,7 @@ def test_tangent_page_shows_vectors_moves_neighbours_and_error_rates():
     assert len(tangents["layout"]["annotations"]) == len(TRANSFORMS)
     at.selectbox(key="tr").set_value("x_translation").run()
     assert_clean(at)
-    assert "x translation" in figures(at)[2]["layout"]["title"]["text"]
+    assert "shift left/right" in figures(at)[2]["layout"]["title"]["text"]  # not x_translation
     at.number_input(key="q").set_value(3).run()
     at.button(key="run_errors").click().run()
     assert_clean(at)

@@ -12,7 +12,11 @@ def _points(fig, name_filter=None):
     """All (x, y) points of the scatter traces of a figure."""
     xs, ys = [], []
     for trace in fig.data:
-        if trace.type == "scatter" and (name_filter is None or name_filter(trace.name)):
+        if (
+            trace.type == "scatter"
+            and trace.customdata is not None
+            and (name_filter is None or name_filter(trace.name))
+        ):
             xs.extend(trace.x)
             ys.extend(trace.y)
     return np.array(xs), np.array(ys)
@@ -58,14 +62,17 @@ def test_embedding_scatter_traces_hover_and_labeled_markers():
     labeled = np.zeros(30, bool)
     labeled[[0, 10, 20, 21]] = True
     fig = plots.embedding_scatter(Z, y, labeled, ["a", "b", "c"], x_range=(-5, 5), y_range=(-4, 4))
-    assert len(fig.data) == 6  # unlabeled + labeled trace per class
+    assert len(fig.data) == 7  # unlabeled + labeled trace per class, and the diamonds' key
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert legend == ["a", "b", "c", "◆ labeled points"]  # each class once (was twice)
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
     x, yy = _points(fig)
     assert sorted(x) == sorted(Z[:, 0]) and sorted(yy) == sorted(Z[:, 1])
     lab_x, _ = _points(fig, lambda n: "(labeled)" in n)
     assert sorted(lab_x) == sorted(Z[labeled, 0])
     # hover carries the point's index and class name
     for trace in fig.data:
-        for (index, name), px in zip(trace.customdata, trace.x, strict=True):
+        for (index, name), px in zip(trace.customdata or (), trace.x, strict=False):
             assert Z[int(index), 0] == px
             assert name == ["a", "b", "c"][y[int(index)]]
     assert list(fig.layout.xaxis.range) == [-5, 5] and list(fig.layout.yaxis.range) == [-4, 4]

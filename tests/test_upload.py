@@ -140,9 +140,9 @@ MALFORMED = {
         "x1,x2,label\n1,2,a\n3,4,caf\xe9\n".encode("latin-1"),
         r"not UTF-8 text \(undecodable byte at line 3\)",
     ),
-    "single class": (b"x1,x2,label\n1,2,a\n3,4,a\n5,6,a\n", r"single class \('a'\)"),
+    "single class": (b"x1,x2,label\n1,2,a\n3,4,a\n5,6,a\n7,8,a\n", r"single class \('a'\)"),
     "one row in a class": (
-        b"x1,x2,label\n1,2,a\n3,4,a\n5,6,b\n",
+        b"x1,x2,label\n1,2,a\n3,4,a\n5,6,b\n7,8,a\n",
         r"class\(es\) \['b'\].*fewer than 2 rows",
     ),
     "missing label": (b"x1,x2,label\n1,2,a\n3,4,\n5,6,a\n7,8,b\n", r"missing label.*row 3"),
@@ -153,6 +153,9 @@ MALFORMED = {
         r"constant feature column\(s\) \['x1'\]",
     ),
     "label only": (b"label\na\nb\n", r"only one column"),
+    # before: a one-row file was told "constant feature column(s)"
+    "one row": (b"x1,x2,label\n1,2,a\n", r"1 data row\(s\); at least 4 are needed"),
+    "three rows": (b"x1,x2,label\n1,2,a\n3,4,b\n5,6,a\n", r"3 data row\(s\); at least 4"),
 }
 
 

@@ -39,6 +39,7 @@ def load_csv(file, label_column: str | None = None) -> Dataset:
     frame = _parse(text)
     label = _label_column(frame, label_column)
     features = [c for c in frame.columns if c != label]
+    _check_row_count(len(frame))
     X = np.column_stack([_numeric_column(frame[c], c, frame.attrs["lines"]) for c in features])
     _check_constant_columns(X, features)
     y, target_names = _encode_labels(frame[label], label, frame.attrs["lines"])
@@ -266,6 +267,16 @@ def _file_line(mask, lines: list[int] | None = None) -> int:
     """Line number in the file (header = line 1) of the first True in a per-row mask."""
     i = int(np.flatnonzero(np.asarray(mask))[0])
     return lines[i] if lines else i + 2
+
+
+def _check_row_count(n_rows: int) -> None:
+    """Two classes of MIN_PER_CLASS rows at least: say so before any per-column check."""
+    needed = 2 * MIN_PER_CLASS
+    if n_rows < needed:
+        raise ValueError(
+            f"the file has {n_rows} data row(s); at least {needed} are needed "
+            f"(two classes with {MIN_PER_CLASS} rows each)"
+        )
 
 
 def _check_constant_columns(X: np.ndarray, features: list[str]) -> None:

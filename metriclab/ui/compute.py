@@ -3,6 +3,7 @@ and the same over a parameter grid (λ scrub frames, window map). Wrapped in cac
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -141,7 +142,8 @@ def method_kwargs(spec, ds: Dataset, params: dict[str, Any]) -> dict[str, Any]:
     if spec.input == "image":
         if ds.image_shape is None:
             raise ValueError(
-                f"{spec.label} works on images; choose an image data set (e.g. usps, digits, mnist_5000)"
+                f"this method works on images; {ds.name} is not an image data set (choose usps, "
+                "digits or mnist_5000)"
             )
         kwargs["image_shape"] = tuple(ds.image_shape)
     return kwargs
@@ -163,18 +165,27 @@ def fit_view(
     mask: np.ndarray,
     extras: bool = True,
     preprocess: str = "none",
+    progress=None,
 ) -> ViewResult:
     """Fit `spec` with `params` on `ds` under the method's protocol and score 1-NN on unlabeled points.
     `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show.
-    `preprocess` scales the features first (fitted on the points the method is fitted on)."""
+    `preprocess` scales the features first (fitted on the points the method is fitted on).
+    `progress(done, total, message)` hears the stages of a classifier: the fit, then each block
+    of predicted points (when its predict reports them, as the tangent-distance ones do)."""
     mask = np.asarray(mask, dtype=bool)
     estimator = spec.make(**method_kwargs(spec, ds, params))
     start = time.perf_counter()
     if spec.output == "classifier":
         X = scale_features(preprocess, ds.X, mask)
+        n_test = int((~mask).sum())
+        if progress is not None:
+            progress(0, n_test, f"fitting on {int(mask.sum())} labeled points")
         estimator.fit(X[mask], ds.y[mask])
         predictions = ds.y.copy()
-        predictions[~mask] = estimator.predict(X[~mask])
+        if progress is not None and "progress" in inspect.signature(estimator.predict).parameters:
+            predictions[~mask] = estimator.predict(X[~mask], progress=progress)
+        else:
+            predictions[~mask] = estimator.predict(X[~mask])
         elapsed = time.perf_counter() - start
         accuracy = float(np.mean(predictions[~mask] == ds.y[~mask]))
         return ViewResult(

@@ -118,7 +118,7 @@ def method_picker(
         "Method",
         options,
         key=key,
-        format_func=lambda k: f"{REGISTRY[k].label} ({REGISTRY[k].paper})",
+        format_func=lambda k: REGISTRY[k].label,  # the label names the paper; no file slugs
     )
 
 

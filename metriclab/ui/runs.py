@@ -27,24 +27,28 @@ class RunMemo:
     while computing) and the later result is kept.
     """
 
-    def __init__(self, fn: Callable[..., pd.DataFrame], max_entries: int = 16):
+    def __init__(self, fn: Callable[..., Any], max_entries: int = 16, copy: bool = True):
         self.fn = fn
         self.max_entries = max_entries
-        self._results: OrderedDict[Hashable, pd.DataFrame] = OrderedDict()
+        self.copy = copy  # results that are never changed (ViewResult) are handed out as they are
+        self._results: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def __call__(self, *key: Any, progress: Progress | None = None) -> pd.DataFrame:
+    def __call__(self, *key: Any, progress: Progress | None = None) -> Any:
         with self._lock:
             if key in self._results:
                 self._results.move_to_end(key)
-                return self._results[key].copy()
+                return self._hand_out(self._results[key])
         result = self.fn(*key, progress=progress)
         with self._lock:
             self._results[key] = result
             self._results.move_to_end(key)
             while len(self._results) > self.max_entries:
                 self._results.popitem(last=False)
-        return result.copy()
+        return self._hand_out(result)
+
+    def _hand_out(self, result):
+        return result.copy() if self.copy else result
 
     def __contains__(self, key: tuple) -> bool:
         with self._lock:
@@ -63,3 +67,32 @@ def _fast_reproduction(name: str, seed: int, progress: Progress | None = None) -
 
 fast_reproduction = RunMemo(_fast_reproduction, max_entries=16)
 """fast_reproduction(experiment name, seed, progress=None): the table's fast version, memoised."""
+
+
+def _image_fit(
+    name: str,
+    params: tuple,
+    max_points: int | None,
+    method: str,
+    method_params: tuple,
+    mode: str,
+    value: float,
+    seed: int,
+    preprocess: str,
+    progress: Progress | None = None,
+):
+    """One image method on one split (the slow ones: tangent distances over every test image),
+    reporting its stages to `progress`."""
+    from metriclab.methods import REGISTRY
+    from metriclab.ui import cache, compute
+
+    ds, _ = cache.view_data(name, params, max_points)
+    mask = cache.split(name, params, max_points, mode, value, seed)
+    spec = REGISTRY[method]
+    return compute.fit_view(
+        ds, spec, dict(method_params), mask, False, preprocess, progress=progress
+    )
+
+
+image_fit = RunMemo(_image_fit, max_entries=32, copy=False)
+"""image_fit(data key..., method, params, split key..., preprocess, progress=None): a ViewResult."""
