@@ -106,3 +106,69 @@ def test_compare_runs_and_downloads_its_csv(page, app_url):
     assert set(frame["method"]) == {"euclidean", "pca"}
     assert frame.groupby("method")["split"].nunique().to_dict() == {"euclidean": 2, "pca": 2}
     assert frame["accuracy"].between(0, 1).all()
+
+
+def settled(page):
+    """The page has finished its script run (no running indicator)."""
+    page.wait_for_selector("[data-testid='stApp']")
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", polling=200
+    )
+
+
+def no_red_box(page):
+    """No exception box and no error alert on the page."""
+    assert page.get_by_test_id("stException").count() == 0, page.get_by_test_id(
+        "stException"
+    ).first.inner_text()
+    errors = page.locator("[data-testid='stAlertContentError']")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
+def test_compare_run_twice_in_two_sessions_and_the_html_figure_downloads_every_time(page, app_url):
+    url = f"{app_url}/compare?cds=iris&cm=pca&splits=2"
+    for session in range(2):  # a second browser context: another session, same settings
+        tab = (
+            page
+            if session == 0
+            else page.context.browser.new_context(accept_downloads=True).new_page()
+        )
+        tab.set_default_timeout(120_000)
+        tab.goto(url)
+        settled(tab)
+        for _ in range(2):  # Run pressed twice with the same settings
+            tab.get_by_role("button", name="Run").click()
+            settled(tab)
+            tab.get_by_role("button", name="Download figure (HTML)").wait_for()
+            no_red_box(tab)
+        sizes = []
+        for _ in range(5):  # the HTML figure, clicked again and again (failed ~half the time)
+            with tab.expect_download() as info:
+                tab.get_by_role("button", name="Download figure (HTML)").click()
+            html = open(info.value.path(), "rb").read()
+            assert b"Plotly.newPlot" in html and b"<html>" in html
+            sizes.append(len(html))
+            no_red_box(tab)
+        assert len(set(sizes)) == 1  # the same file every time
+        if session:
+            tab.context.close()
+
+
+def test_reproduce_fast_run_twice_in_two_sessions_shows_no_red_box(page, app_url):
+    from metriclab.reproduce import experiments
+
+    name = next(iter(experiments()))
+    for session in range(2):
+        tab = page if session == 0 else page.context.browser.new_context().new_page()
+        tab.set_default_timeout(300_000)
+        tab.goto(f"{app_url}/reproduce?exp={name}")
+        settled(tab)
+        tab.get_by_role("tab", name="Fast run (live)").click()
+        for _ in range(2):
+            tab.get_by_role("button", name="Run fast version").click()
+            settled(tab)
+            no_red_box(tab)
+        assert tab.locator(".js-plotly-plot").count() >= 2  # stored and live tables' charts
+        if session:
+            tab.context.close()
