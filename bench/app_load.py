@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import sys
 import threading
@@ -31,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from metriclab.methods import REGISTRY  # noqa: E402
 from metriclab.ui.server import (  # noqa: E402
     CHROMIUM_ARGS,
     find_chromium,
@@ -38,11 +40,14 @@ from metriclab.ui.server import (  # noqa: E402
     start_app,
     stop_app,
 )
+from metriclab.ui.widgets import format_value, param_options  # noqa: E402
 
 MAX_CLIENTS = 60
 MAX_SECONDS = 900
-SLIDER_LABEL = "λ (graph penalty)"
-SLIDER_POSITIONS = 23  # TDL's λ grid
+LAM = REGISTRY["tdl"].param("lam")
+SLIDER_LABEL = LAM.label
+LAM_TEXTS = [format_value(v) for v in param_options(LAM)]  # the slider's positions as shown
+SLIDER_POSITIONS = len(LAM_TEXTS)
 REDRAW_TIMEOUT_MS = 15_000
 SIGNATURE_JS = """() => { const g = document.querySelector('.js-plotly-plot');
     return g && g.data ? JSON.stringify(g.data.map(t => [t.x, t.y])) : ''; }"""
@@ -125,7 +130,7 @@ class Client:
         await page.wait_for_function(HAS_POINTS_JS, polling=100, timeout=120_000)
         slider = page.get_by_role("slider", name=SLIDER_LABEL)
         await slider.focus()
-        return int(float(await slider.get_attribute("aria-valuenow") or 0))
+        return LAM_TEXTS.index(await slider.get_attribute("aria-valuetext"))
 
     async def run(self, browser) -> None:
         context = await browser.new_context(viewport={"width": 1300, "height": 900})
@@ -159,7 +164,11 @@ class Client:
                     self.latencies.append(time.perf_counter() - start)
                 except Exception:  # noqa: BLE001 - a move that never redrew is an error
                     self.errors.append("no redraw within 15 s")
-                position += step
+                position = LAM_TEXTS.index(
+                    await page.get_by_role("slider", name=SLIDER_LABEL).get_attribute(
+                        "aria-valuetext"
+                    )
+                )
                 if await page.evaluate(ERROR_JS):
                     self.errors.append("error box on the page")
                     position = await self.open_embed(page)
@@ -195,7 +204,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def one_run(n: int, seconds: float, soak: bool, executable: str) -> dict:
-    proc = start_app(free_port())
+    proc = start_app(free_port(), env={"METRICLAB_TIMING": "1"})
     base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
     sampler = MemorySampler(proc.pid, every_s=1.0 if not soak else 5.0)
     sampler.start()
@@ -205,7 +214,9 @@ def one_run(n: int, seconds: float, soak: bool, executable: str) -> dict:
     finally:
         sampler.stopped.set()
         sampler.join()
+        log = proc.log_path.read_text(errors="replace")
         stop_app(proc)
+    server = [float(m) / 1000 for m in re.findall(r"metriclab-timing live_view ([0-9.]+) ms", log)]
     latencies = [v for c in clients for v in c.latencies]
     errors = [e for c in clients for e in c.errors]
     return {
@@ -214,6 +225,8 @@ def one_run(n: int, seconds: float, soak: bool, executable: str) -> dict:
         "moves": len(latencies),
         "median_s": statistics.median(latencies) if latencies else float("nan"),
         "p95_s": percentile(latencies, 0.95),
+        "server_median_s": statistics.median(server) if server else float("nan"),
+        "server_p95_s": percentile(server, 0.95),
         "errors": errors,
         "uploads": sum(c.uploads for c in clients),
         "peak_rss": sampler.peak(),
@@ -247,13 +260,14 @@ def main(argv=None) -> int:
             file=sys.stderr,
             flush=True,
         )
-    print("| clients | seconds | slider moves | median s | p95 s | errors | uploads "
-          "| server peak RSS MB | load avg (before → after) |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| clients | seconds | slider moves | median s | p95 s | server run median / p95 s "
+          "| errors | uploads | server peak RSS MB | load avg (before → after) |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         print(
             f"| {r['n']} | {r['seconds']:.0f} | {r['moves']} | {r['median_s']:.3f} "
-            f"| {r['p95_s']:.3f} | {len(r['errors'])} | {r['uploads']} "
+            f"| {r['p95_s']:.3f} | {r['server_median_s']:.3f} / {r['server_p95_s']:.3f} "
+            f"| {len(r['errors'])} | {r['uploads']} "
             f"| {r['peak_rss'] / 2**20:.0f} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |"
         )
     for r in results:
