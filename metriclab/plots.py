@@ -224,7 +224,7 @@ def labeled_key(marker_size: int = 7) -> dict:
         x=[None],
         y=[None],
         mode="markers",
-        name="◆ labeled points",
+        name="labeled points",
         legendgroup="_labeled_key",
         marker=dict(
             color="white",
@@ -362,9 +362,11 @@ def image_grid(
     n_cols: int = 10,
     title: str | None = None,
     signed: bool = False,
+    row_height: int = 70,
 ) -> go.Figure:
     """Images (rows of `images`, each reshaped to `image_shape`) tiled into one grey-scale heat map;
-    `signed` images (tangent vectors) are scaled symmetrically and drawn red/blue."""
+    `signed` images (tangent vectors) are scaled symmetrically and drawn red/blue. `row_height`
+    (pixels per row of images) sets the size: larger leaves room for longer titles."""
     images = np.asarray(images, dtype=np.float64)
     h, w = image_shape
     n = images.shape[0]
@@ -394,9 +396,26 @@ def image_grid(
             zmax=1,
         )
     )
+    fig.update_yaxes(autorange="reversed", visible=False, scaleanchor="x")
+    fig.update_xaxes(visible=False)
     lines = 1
-    if titles is not None:
+    if titles is not None and n_rows == 1:
+        # One row: the titles are tick labels on a top axis, so plotly makes room for every line
+        # of them and centres each over its image (annotations would run into each other).
         lines = max(str(t).count("<br>") + 1 for t in titles[:n])
+        fig.update_xaxes(
+            visible=True,
+            side="top",
+            tickvals=[c * (w + gap) + w / 2 - 0.5 for c in range(n)],
+            ticktext=[str(t) for t in titles[:n]],
+            tickfont=dict(size=10),
+            showgrid=False,
+            showline=False,
+            zeroline=False,
+            ticks="",
+            automargin=False,  # the top margin below is sized for the title lines
+        )
+    elif titles is not None:
         for i, text in enumerate(titles[:n]):
             r, c = divmod(i, n_cols)
             fig.add_annotation(
@@ -404,14 +423,14 @@ def image_grid(
                 y=r * (h + gap) - 0.5,
                 text=str(text),
                 showarrow=False,
-                yanchor="bottom",  # the title sits above its image, however many lines it has
-                yshift=2,
+                yshift=8,
                 font=dict(size=10),
             )
-    fig.update_yaxes(autorange="reversed", visible=False, scaleanchor="x")
-    fig.update_xaxes(visible=False)
-    fig = _layout(fig, title, height=max(160, 70 * n_rows + 40 + 12 * (lines - 1)))
-    fig.update_layout(margin=dict(t=(40 if title else 10) + 14 * lines))
+    fig = _layout(fig, title, height=max(160, row_height * n_rows + 40 + 14 * lines))
+    if titles is not None and n_rows == 1:  # the figure title above the tick-label titles
+        fig.update_layout(margin=dict(t=(34 if title else 6) + 14 * lines, b=10))
+        if title:
+            fig.update_layout(title=dict(text=title, yref="container", y=1, yanchor="top"))
     return fig
 
 

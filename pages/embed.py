@@ -97,7 +97,7 @@ def comparison(result, values):
         rows.append((REGISTRY[spec.baseline].label, spec.baseline, baseline_params(values)))
     dim = None if result.Z is None else result.Z.shape[1]
     if not rows and dim is not None and dim < ds_full.n_features and "pca" in REGISTRY:
-        rows.append((f"PCA to {dim}-D (same dimension)", "pca", (("n_components", dim),)))
+        rows.append((f"PCA to {dim}-D", "pca", (("n_components", dim),)))
     if "euclidean" in REGISTRY and method != "euclidean":
         rows.append((f"Euclidean, all {ds_full.n_features} features", "euclidean", ()))
     return rows
@@ -106,14 +106,12 @@ def comparison(result, values):
 def show_scores(result, references):
     """The method's accuracy beside the references; the delta is against the first (comparable)."""
     cols = st.columns(1 + len(references) + 1)
-    first = references[0][1] if references else None
+    first = references[0] if references else None
     cols[0].metric(
         "1-NN accuracy" if result.Z is not None else "accuracy",
         f"{result.accuracy:.3f}",
-        delta=None
-        if first is None
-        else f"{result.accuracy - first.accuracy:+.3f} vs {references[0][0]}",
-        help=spec.label,
+        delta=None if first is None else f"{result.accuracy - first[1].accuracy:+.3f}",
+        help=spec.label if first is None else f"{spec.label}; the arrow: minus {first[0]}",
     )
     for col, (label, fitted) in zip(cols[1:], references, strict=False):
         col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy of {label}")
@@ -121,11 +119,16 @@ def show_scores(result, references):
         "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
     )
     st.caption(scaling_note(ds_full, scaling, spec, result.mask))
-    same_dim = result.Z is not None and references and not references[0][0].startswith("Euclid")
+    same_dim = result.Z is not None and first is not None and not first[0].startswith("Euclid")
     st.caption(
         f"**{spec.label}** on this split; fit in {result.fit_time * 1000:.0f} ms (cached after "
-        "the first time)."
-        + (" The first reference has the same output dimension." if same_dim else "")
+        "the first time). "
+        + (
+            f"The arrow is the difference to **{first[0]}** "
+            + ("(same output dimension)." if same_dim else "(the input space).")
+            if first is not None
+            else ""
+        )
     )
 
 
@@ -154,8 +157,8 @@ def show_spread(values, refs):
         ]
     spread = compute.seed_spread([r.accuracy for r in mine], [r.accuracy for r in theirs])
     st.markdown(
-        f"**Over split seeds 0–9** ({spread.wins} wins, {spread.ties} ties, {spread.losses} losses "
-        f"against {label}): {spec.label} {spread.mean:.3f} ± {spread.std:.3f}, {label} "
+        f"**Over split seeds 0–9** against {label} — wins/ties/losses {spread.wins}/{spread.ties}/"
+        f"{spread.losses}: {spec.label} {spread.mean:.3f} ± {spread.std:.3f}, {label} "
         f"{spread.ref_mean:.3f} ± {spread.ref_std:.3f}. {spread.verdict(spec.label, label)}"
     )
 

@@ -123,10 +123,14 @@ with c2:
             plots.image_grid(
                 T,
                 shape,
-                ["<br>".join(textwrap.wrap(readable(t), 12)) for t in TRANSFORMS],  # short lines
+                [  # short lines, whole words
+                    "<br>".join(textwrap.wrap(readable(t), 10, break_long_words=False))
+                    for t in TRANSFORMS
+                ],
                 n_cols=len(TRANSFORMS),
                 title="Tangent vectors",
                 signed=True,
+                row_height=90,
             ),
             key="tangents",
         )

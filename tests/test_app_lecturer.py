@@ -186,9 +186,12 @@ def test_a_2d_learned_map_is_scored_against_pca_to_2d_and_the_full_space_is_labe
     at = run("embed", {"ds": "iris", "method": "nca", "p.nca.n_components": "2"})
     assert_clean(at)
     labels = [m.label for m in at.metric]
-    assert labels[1] == "PCA to 2-D (same dimension)"
+    assert labels[1] == "PCA to 2-D"  # the same output dimension
     assert labels[2] == "Euclidean, all 4 features"
-    assert "vs PCA to 2-D" in at.metric[0].proto.delta
+    assert "minus PCA to 2-D" in at.metric[0].proto.help
+    assert any(
+        "difference to **PCA to 2-D** (same output dimension)" in c.value for c in at.caption
+    )
 
 
 @pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
@@ -331,7 +334,7 @@ def test_tangent_page_names_transformations_and_wraps_titles():
     box = at.selectbox(key="tr")
     assert box.format_func("x_translation") == "shift left/right"
     tangents = figs(at)[1]
-    texts = [a["text"] for a in tangents["layout"]["annotations"]]
+    texts = tangents["layout"]["xaxis"]["ticktext"]
     assert not any("_" in t for t in texts)
     assert all(len(line) <= 12 for t in texts for line in t.split("<br>"))  # fits a 16-px column
 

@@ -64,7 +64,7 @@ def test_embedding_scatter_traces_hover_and_labeled_markers():
     fig = plots.embedding_scatter(Z, y, labeled, ["a", "b", "c"], x_range=(-5, 5), y_range=(-4, 4))
     assert len(fig.data) == 7  # unlabeled + labeled trace per class, and the diamonds' key
     legend = [t.name for t in fig.data if t.showlegend is not False]
-    assert legend == ["a", "b", "c", "◆ labeled points"]  # each class once (was twice)
+    assert legend == ["a", "b", "c", "labeled points"]  # each class once (was twice)
     assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
     x, yy = _points(fig)
     assert sorted(x) == sorted(Z[:, 0]) and sorted(yy) == sorted(Z[:, 1])
@@ -130,6 +130,12 @@ def test_image_grid_tiles_images_and_signed_images_are_symmetric():
     assert z.shape == (2 * 2 + 1, 2 * 3 + 1)
     assert np.nanmin(z) == 0 and np.nanmax(z) == 1
     assert len(fig.layout.annotations) == 4
+    # one row: titles are top-axis tick labels centred on each image (plotly makes room for them)
+    row = plots.image_grid(images, (2, 3), titles=["a<br>b", "c", "d", "e"], n_cols=4)
+    assert list(row.layout.xaxis.ticktext) == ["a<br>b", "c", "d", "e"]
+    assert (
+        list(row.layout.xaxis.tickvals) == [1.0, 5.0, 9.0, 13.0] and row.layout.xaxis.side == "top"
+    )
     signed = plots.image_grid(np.array([[-2.0, 1.0, 0.0, 0.5]]), (2, 2), signed=True)
     assert np.nanmin(np.asarray(signed.data[0].z, dtype=float)) == -1
     with pytest.raises(ValueError):
