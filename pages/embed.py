@@ -21,7 +21,7 @@ from metriclab.ui.pickers import (
 )
 from metriclab.ui.preprocessing import scaling_note, scaling_picker
 from metriclab.ui.router import ensure_router
-from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.state import publish, seed_from_url, validate
 from metriclab.ui.widgets import capped, format_value, param_values, param_widget
 
 TIMING = bool(os.environ.get("METRICLAB_TIMING"))
@@ -371,14 +371,19 @@ def window_view():
         st.error("choose two different parameters for rows and columns")
         return
 
+    from_link = {}
+
     def current_of(pname):
-        """The parameter's value in the live view (session or shared URL), or None."""
+        """The parameter's value in the live view (session or shared URL, validated), or None."""
         current = st.session_state.get(prefix + pname)
         if current is None and prefix + pname in st.query_params:
-            try:
-                current = float(st.query_params[prefix + pname])
-            except ValueError:
-                current = None
+            if pname not in from_link:
+                options = param_values(spec.param(pname)) or None
+                text = st.query_params[prefix + pname]
+                from_link[pname], notice = validate(text, None, options=options, parse=float)
+                if notice:
+                    st.warning(f"Link parameter `{prefix + pname}`: {notice}.")
+            current = from_link[pname]
         return current
 
     def grid_of(pname):

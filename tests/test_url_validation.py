@@ -195,3 +195,21 @@ def test_data_page_with_a_hostile_data_set_name():
     assert_opens(at)
     assert at.session_state["ds"] == "two_moons" and "`ds`" in notices(at)
     assert query_value(at, "ds") == "two_moons"
+
+
+@pytest.mark.parametrize(
+    "text, expected, words",
+    [("1e309", None, "not a finite number"), ("1e5", "8192", "maximum"), ("16", "16", None)],
+)
+def test_window_map_link_values_are_validated_too(text, expected, words):
+    """The window map reads the live view's λ from the link when the live view was not drawn;
+    '1e309' used to come back as 'inf' in the URL."""
+    at = run_page("embed", {"method": "tdl", "mode": "window", "p.tdl.lam": text})
+    assert_opens(at)
+    shown = at.query_params.get("p.tdl.lam")
+    shown = shown[0] if isinstance(shown, list) else shown
+    assert shown == expected
+    if words:
+        assert "`p.tdl.lam`" in notices(at) and words in notices(at)
+    else:
+        assert not notices(at)
