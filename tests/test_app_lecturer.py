@@ -369,3 +369,43 @@ def test_slow_image_methods_report_their_stages():
         assert_clean(at)
         at.run()
         assert_clean(at)
+
+
+def test_the_run_memos_refuse_another_sessions_upload_even_after_it_was_computed():
+    """A comparison memoised for session A's upload is not handed to session B (issue 17's rule
+    holds for the memos below streamlit too)."""
+    from streamlit.testing.v1 import AppTest
+
+    def owner():
+        import streamlit as st
+
+        from metriclab.ui.comparing import run_comparison
+        from metriclab.ui.uploads import handle_upload
+
+        rows = "\n".join(f"{i % 7},{(i * 3) % 5},{'ab'[i % 2]}" for i in range(40))
+        key = handle_upload(f"x,z,kind\n{rows}\n".encode(), "memo-a.csv")
+        run_comparison((key,), ("pca",), 1, 0.1, "auto")  # computed and memoised for A
+        st.session_state["key"] = key
+
+    a = AppTest.from_function(owner, default_timeout=TIMEOUT).run()
+    assert_clean(a)
+    key = a.session_state["key"]
+    assert key.startswith("upload:")
+
+    def peek(key):
+        import streamlit as st
+
+        from metriclab.ui import runs
+        from metriclab.ui.comparing import run_comparison
+        from metriclab.ui.errors import guarded
+
+        if guarded(run_comparison, (key,), ("pca",), 1, 0.1, "auto") is not None:
+            st.write("LEAK comparison")
+        args = ((), None, "tangent_knn", (), "fraction", 0.1, 0, "none")
+        if guarded(runs.image_fit, key, *args) is not None:
+            st.write("LEAK image fit")
+
+    b = AppTest.from_function(peek, args=(key,), default_timeout=TIMEOUT).run()
+    assert not b.exception
+    assert not [m.value for m in b.markdown if "LEAK" in m.value]
+    assert len(b.error) == 2 and all("not available in this session" in e.value for e in b.error)

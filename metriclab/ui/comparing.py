@@ -62,6 +62,10 @@ def run_comparison(
 ) -> pd.DataFrame:
     """The comparison's per-split results, memoised process-wide by the small arguments (a repeat
     Run, in this session or another, returns at once); `progress` is called only while computing."""
+    from metriclab.ui import cache
+
+    for name in sets:  # before the memo: another session's upload stays out of reach
+        cache.require_visible(name)
     key = (
         tuple(sets),
         tuple(methods),

@@ -94,5 +94,13 @@ def _image_fit(
     )
 
 
-image_fit = RunMemo(_image_fit, max_entries=32, copy=False)
-"""image_fit(data key..., method, params, split key..., preprocess, progress=None): a ViewResult."""
+_image_fits = RunMemo(_image_fit, max_entries=32, copy=False)
+
+
+def image_fit(name: str, *key: Any, progress: Progress | None = None):
+    """(data key..., method, params, split key..., preprocess) -> ViewResult, memoised; the data set
+    is checked first, so a session never reads a result computed on another session's upload."""
+    from metriclab.ui import cache
+
+    cache.require_visible(name)
+    return _image_fits(name, *key, progress=progress)
