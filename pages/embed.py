@@ -99,7 +99,7 @@ def comparison(result, values):
     if not rows and dim is not None and dim < ds_full.n_features and "pca" in REGISTRY:
         rows.append((f"PCA to {dim}-D", "pca", (("n_components", dim),)))
     if "euclidean" in REGISTRY and method != "euclidean":
-        rows.append((f"Euclidean, all {ds_full.n_features} features", "euclidean", ()))
+        rows.append((f"Euclidean, {ds_full.n_features}-D", "euclidean", ()))  # all features
     return rows
 
 
@@ -114,7 +114,7 @@ def show_scores(result, references):
         help=spec.label if first is None else f"{spec.label}; the arrow: minus {first[0]}",
     )
     for col, (label, fitted) in zip(cols[1:], references, strict=False):
-        col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy of {label}")
+        col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy, {label}")
     cols[-1].metric(
         "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
     )

@@ -187,7 +187,7 @@ def test_a_2d_learned_map_is_scored_against_pca_to_2d_and_the_full_space_is_labe
     assert_clean(at)
     labels = [m.label for m in at.metric]
     assert labels[1] == "PCA to 2-D"  # the same output dimension
-    assert labels[2] == "Euclidean, all 4 features"
+    assert labels[2] == "Euclidean, 4-D"  # the input space with all of Iris' features
     assert "minus PCA to 2-D" in at.metric[0].proto.help
     assert any(
         "difference to **PCA to 2-D** (same output dimension)" in c.value for c in at.caption
