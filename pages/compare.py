@@ -112,6 +112,11 @@ tab_bars.plotly_chart(bars, key="compare_bars")
 tab_boxes.plotly_chart(boxes, key="compare_boxes")
 if summary is not None:
     st.dataframe(display_table(summary), hide_index=True)
+    st.caption(
+        "diff_vs_baseline is against the Euclidean 1-NN on all input features. Methods that map "
+        "to a few dimensions (PCA, NCA, TDL at their default of 2) lose information by design: "
+        "add PCA to compare them with an unsupervised map of the same dimension."
+    )
 c1, c2, c3 = st.columns(3)
 # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
 # removes while the click is served) and do not rerun the page.

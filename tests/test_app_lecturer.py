@@ -283,6 +283,7 @@ def test_compare_summary_shows_no_none_cells():
     text = shown.astype(str).to_numpy().ravel().tolist()
     assert "None" not in text and "nan" not in text
     assert "–" in text  # the baseline's own p-value: an empty cell, drawn as a dash
+    assert any("all input features" in c.value for c in at.caption)  # which baseline, said
 
 
 def test_method_picker_shows_labels_without_paper_slugs():
