@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.neighbors import NearestNeighbors
 
 from metriclab.graphs import (
     auto_width,
@@ -119,3 +120,46 @@ def test_bad_graph_parameters_raise_clear_errors(kwargs, message):
         build_graph(_points(), **kwargs)
     with pytest.raises(ValueError, match="laplacian"):
         laplacian(np.eye(3), "normalised")
+
+
+# ---- the search: kd-tree where it prunes, brute force elsewhere, PCA candidates past a size ----
+
+
+def test_tree_is_chosen_on_a_manifold_and_brute_force_on_high_dimensional_clusters():
+    from sklearn.datasets import make_blobs, make_swiss_roll
+
+    from metriclab.graphs import tree_prunes
+
+    roll, _ = make_swiss_roll(4000, random_state=0)
+    roll10 = np.hstack([roll, 0.01 * np.random.default_rng(0).standard_normal((4000, 7))])
+    blobs, _ = make_blobs(4000, n_features=10, centers=6, center_box=(-4, 4), random_state=0)
+    assert tree_prunes(roll10, 10)
+    assert not tree_prunes(blobs, 10)
+    assert not tree_prunes(np.random.default_rng(0).standard_normal((500, 20)), 10)  # > 15-D
+    for X in (roll10, blobs):  # either search gives the exact neighbours
+        dist, ind = knn_distances(X, 10)
+        ref = NearestNeighbors(n_neighbors=10, algorithm="brute").fit(X).kneighbors()
+        np.testing.assert_allclose(dist, ref[0], rtol=1e-9)
+
+
+def test_pca_candidate_neighbours_have_exact_distances_and_high_recall(monkeypatch):
+    import metriclab.graphs as graphs
+    from metriclab.datasets import load
+
+    X = load("mnist_5000").X[:2000]
+    exact_d, exact_i = knn_distances(X, 10, algorithm="exact")
+    dist, ind = knn_distances(X, 10, algorithm="approximate")
+    # the distances are exact for the neighbours returned, ascending, never the point itself
+    np.testing.assert_allclose(dist, np.linalg.norm(X[ind] - X[:, None, :], axis=2), rtol=1e-9)
+    assert np.all(np.diff(dist, axis=1) >= 0)
+    assert not np.any(ind == np.arange(2000)[:, None])
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(ind, exact_i, strict=True)])
+    assert recall > 0.9
+    # a missed neighbour can only make the k-th distance larger
+    assert np.all(dist[:, -1] >= exact_d[:, -1] - 1e-9)
+    # "auto" stays exact below APPROXIMATE_MIN_WORK and switches above it
+    np.testing.assert_array_equal(knn_distances(X, 10)[1], exact_i)
+    monkeypatch.setattr(graphs, "APPROXIMATE_MIN_WORK", 0)
+    np.testing.assert_array_equal(knn_distances(X, 10)[1], ind)
+    with pytest.raises(ValueError, match="algorithm"):
+        knn_distances(X, 10, algorithm="ball")

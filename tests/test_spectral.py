@@ -348,7 +348,7 @@ def test_registry_specs_build_working_estimators(moons):
 
 
 def test_auto_solver_past_the_dense_limit_matches_dense():
-    from metriclab.methods.spectral import DENSE_MAX_POINTS
+    from metriclab.eigen import DENSE_MAX_POINTS
 
     X, y = _three_blobs(DENSE_MAX_POINTS + 100)
     y_partial = partial_labels(y, labeled_mask(y, fraction=0.1, seed=0))

@@ -23,11 +23,10 @@ smallest eigenvalues of C' + λP' (Eq. 3, Algorithm 1):
   eigenvalues (C' is indefinite, so they can be negative: Section 2.1), and never drops a genuine
   eigenvector.
 
-Solvers: dense `scipy.linalg.eigh` for n <= DENSE_MAX_POINTS; otherwise ARPACK on the sparse
-operator: shift-invert (one sparse LU; shift below 0 for LE, below a Lanczos estimate of the
-smallest eigenvalue for TDL), or which="SA"; LOBPCG is available but was the slowest; never an
-n × n dense matrix past a few thousand points. ARPACK non-convergence falls back to the dense
-solver for n <= DENSE_FALLBACK_POINTS, else raises a ValueError with advice.
+Solvers: `metriclab.eigen.smallest_eigenpairs` (dense eigh for small n; beyond, Lanczos or
+shift-invert ARPACK chosen per problem by the estimated fill-in of the sparse LU; never an n × n
+dense matrix past a few thousand points). The path used and the relative residual of the returned
+eigenpairs are reported as `eigen_solver_` and `eigen_residual_`.
 
 Out-of-sample (`transform`): Lemma 6 / Eq. (7). f(x) = Σ_i α_i k(x_i, x) with the Gaussian kernel
 k(x, x') = exp(-||x - x'||² / kernel_width) on the training points (kernel_width defaults to the
@@ -56,17 +55,16 @@ effect (71.5 % vs 69.5 %). `metriclab.reproduce.tdl` (experiment "tdl-moons") ru
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg, splu
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
 from metriclab.graphs import (
     GRAPH_KINDS,
     LAPLACIAN_KINDS,
@@ -80,15 +78,8 @@ from metriclab.kernels import gaussian_kernel, squared_distances
 from metriclab.methods.registry import MethodSpec, Param
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
-EIGEN_SOLVERS = ("auto", "dense", "arpack", "shift-invert", "lobpcg")
-DENSE_MAX_POINTS = 1500  # "auto" uses dense eigh up to here
-DENSE_FALLBACK_POINTS = 5000  # ARPACK failure falls back to dense eigh up to here
 OUT_OF_SAMPLE_MAX_POINTS = 4000
 SINGLE_THREAD_MAX_POINTS = 3000
-SA_TRIAL_RESTARTS = 10  # "auto": ARPACK which='SA' restarts tried before switching to shift-invert
-SA_TRIAL_WORK = 6_000_000  # ... at most this many (points × Lanczos vectors × restarts): none at
-# 10^5 points × 60 eigenvectors, where one restart alone costs more than shift-invert
-SHIFT_INVERT_MIN_NCV = 30  # Lanczos basis of shift-invert ARPACK (2k+1 when larger)
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,121 +182,6 @@ def _combine(C_prime, P, lam: float):
     return C_prime.toarray() + lam * np.asarray(P)
 
 
-# --------------------------------------------------------------------------------------------
-# Eigensolvers: the smallest eigenpairs of S with the trivial vector deflated
-# --------------------------------------------------------------------------------------------
-
-
-def _deflation_shift(S) -> float:
-    """A value above the spectrum of P S P (twice the Gershgorin bound of S), where t is moved."""
-    row_sums = np.asarray(abs(S).sum(axis=1)).ravel()
-    return 2.0 * float(row_sums.max()) + 1.0
-
-
-def _dense_smallest(S, n_components: int, trivial: np.ndarray):
-    A = S.toarray() if sp.issparse(S) else np.array(S, dtype=np.float64)
-    shift = _deflation_shift(A)
-    St = A @ trivial
-    # P S P + σ t tᵀ with P = I - t tᵀ: the problem on the complement of t, t moved to the top
-    A -= np.outer(trivial, St) + np.outer(St, trivial)
-    A += (trivial @ St + shift) * np.outer(trivial, trivial)
-    return scipy.linalg.eigh(A, subset_by_index=[0, n_components - 1], driver="evr")
-
-
-def _deflated_operator(S, trivial: np.ndarray) -> LinearOperator:
-    """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it."""
-    n = S.shape[0]
-    shift = _deflation_shift(S)
-    S = sp.csr_matrix(S)
-    St = S @ trivial
-    top = float(trivial @ St) + shift
-
-    def matmat(X):
-        X = np.asarray(X, dtype=np.float64)
-        tX = trivial @ X
-        return S @ X - np.outer(trivial, St @ X) - np.outer(St, tX) + top * np.outer(trivial, tX)
-
-    def matvec(x):
-        return matmat(np.asarray(x).reshape(-1, 1)).ravel()
-
-    return LinearOperator((n, n), matvec=matvec, matmat=matmat, dtype=np.float64)
-
-
-def _lanczos_basis(n: int, n_components: int, minimum: int = 24) -> int:
-    """ncv of ARPACK: 2k+1 Lanczos vectors, at least `minimum`, at most n - 1."""
-    return min(n - 1, max(2 * n_components + 1, minimum))
-
-
-def _arpack_smallest(
-    S, n_components: int, trivial: np.ndarray, tol: float, seed: int, maxiter: int | None = None
-):
-    n = S.shape[0]
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
-    ncv = _lanczos_basis(n, n_components)
-    operator = _deflated_operator(S, trivial)
-    return eigsh(operator, k=n_components, which="SA", tol=tol, v0=v0, ncv=ncv, maxiter=maxiter)
-
-
-def _factorize_positive_definite(A):
-    """Sparse LU of a symmetric positive definite A (S - σI with σ below the spectrum).
-
-    No pivoting and a minimum-degree ordering of A + Aᵀ (SuperLU's symmetric mode), which keeps
-    the factor symmetric in structure: on the bench's 10^5-point graph 7.8 M non-zeros in 0.9 s
-    against 19 M in 1.5 s with the default column ordering and partial pivoting, and ARPACK 2x
-    faster. Falls back to the default when a pivot vanishes (A not numerically definite)."""
-    try:
-        return splu(
-            A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True}
-        )
-    except RuntimeError:  # "Factor is exactly singular"
-        return splu(A)
-
-
-def _shift_invert_smallest(
-    S, n_components: int, trivial: np.ndarray, lower: float, tol: float, seed: int
-):
-    """ARPACK in shift-invert mode: the largest eigenvalues of (P S P + c t tᵀ - σI)^-1 with σ just
-    below the spectrum (σ < `lower` <= λ_min(S)), applied by one sparse LU of S - σI and a rank-2
-    Woodbury correction for the projection. Much faster than which='SA' when the wanted
-    eigenvalues cluster near 0 (Laplacian Eigenmaps); the factorisation costs memory (fill-in)."""
-    n = S.shape[0]
-    S = sp.csr_matrix(S)
-    spread = _deflation_shift(S)
-    sigma = lower - 1e-7 * max(spread, 1.0)  # close to the spectrum: fast convergence
-    lu = _factorize_positive_definite((S - sigma * sp.identity(n, format="csr")).tocsc())
-    St = S @ trivial
-    # P S P + c t tᵀ = S + U M Uᵀ with U = [t, St]
-    U = np.column_stack([trivial, St])
-    M = np.array([[float(trivial @ St) + spread, -1.0], [-1.0, 0.0]])
-    AiU = lu.solve(U)
-    core = np.linalg.inv(np.linalg.inv(M) + U.T @ AiU)
-
-    def matvec(x):
-        z = lu.solve(np.asarray(x, dtype=np.float64).ravel())
-        return z - AiU @ (core @ (U.T @ z))
-
-    operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
-    ncv = _lanczos_basis(n, n_components, SHIFT_INVERT_MIN_NCV)
-    values, vectors = eigsh(operator, k=n_components, which="LA", tol=tol, v0=v0, ncv=ncv)
-    return sigma + 1.0 / values, vectors
-
-
-def _smallest_eigenvalue_estimate(S, seed: int, bound: float | None) -> float:
-    """λ_min(S) minus a margin, from Lanczos (which='SA', k=1: the extreme eigenvalue converges in
-    few steps); never below the rigorous `bound`. Used as the shift-invert shift for TDL, where the
-    Gershgorin bound is loose (-56.8 against λ_min = -13.1 on the bench's 10^5-point TDL matrix)
-    and a far shift converges 4x slower."""
-    n = S.shape[0]
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
-    try:
-        theta = float(eigsh(sp.csr_matrix(S), k=1, which="SA", tol=1e-6, v0=v0)[0][0])
-    except ArpackNoConvergence:
-        return bound if bound is not None else 0.0
-    estimate = theta - 1e-3 * max(1.0, abs(theta))
-    return max(estimate, bound) if bound is not None else estimate
-
-
 def cost_lower_bound(C, scale: np.ndarray) -> float:
     """A lower bound of λ_min(S): λP' and the same-class part of C' are PSD, so λ_min(S) >=
     -λ_max(diag(scale) C'_- diag(scale)), bounded by Gershgorin (C'_- from the other-class part)."""
@@ -318,112 +194,6 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
     N = cost_laplacian(negative)
     N = sp.diags(scale) @ N @ sp.diags(scale)
     return -float(np.asarray(abs(N).sum(axis=1)).max())
-
-
-def _lobpcg_smallest(S, n_components: int, trivial: np.ndarray, tol: float, seed: int):
-    n = S.shape[0]
-    S = sp.csr_matrix(S)
-    X0 = np.random.default_rng(seed).standard_normal((n, n_components + 2))
-    diagonal = S.diagonal()
-    diagonal[diagonal <= 0] = 1.0
-    jacobi = sp.diags(1.0 / diagonal)
-    with warnings.catch_warnings():  # judged below by the residual, in our own words
-        warnings.simplefilter("ignore", UserWarning)
-        values, vectors = lobpcg(
-            S, X0, M=jacobi, Y=trivial[:, None], tol=tol or None, largest=False, maxiter=2000
-        )
-    order = np.argsort(values)[:n_components]
-    values, vectors = values[order], vectors[:, order]
-    residual = np.linalg.norm(S @ vectors - vectors * values, axis=0).max()
-    scale = max(float(np.abs(values).max()), 1e-12)
-    if residual > 1e-4 * scale:
-        warnings.warn(
-            f"LOBPCG stopped with relative residual {residual / scale:.1e}; the embedding may be "
-            "inaccurate: use eigen_solver='arpack' or 'auto'",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-    return values, vectors
-
-
-def smallest_eigenpairs(
-    S,
-    n_components: int,
-    trivial: np.ndarray,
-    solver: str = "auto",
-    tol: float = 0.0,
-    seed: int = 0,
-    lower: float | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The `n_components` smallest eigenpairs of symmetric S restricted to the complement of the unit
-    vector `trivial` (min Tr(Yᵀ S Y) s.t. YᵀY = I, Yᵀt = 0). Returns (ascending values, columns).
-
-    When t is an exact null vector of S (unnormalized, random_walk) this is "all eigenvectors but
-    the trivial one", whatever the sign of the others' eigenvalues. `lower` is a lower bound of
-    the spectrum of S, needed by solver="shift-invert" (see `cost_lower_bound`).
-
-    "auto": dense eigh up to DENSE_MAX_POINTS; beyond, ARPACK which='SA' for at most
-    SA_TRIAL_RESTARTS restarts and SA_TRIAL_WORK (converges on expander-like graphs such as MNIST's,
-    where a sparse LU fills in), then shift-invert ARPACK with the shift just below 0 (Laplacian
-    Eigenmaps: lower == 0) or just below a Lanczos estimate of λ_min (TDL: the cost makes S
-    indefinite), falling back to which='SA' if the shift was not below the spectrum. On the bench's
-    10^5-point Swiss roll (10 eigenvectors) this takes 2.8 s for LE against 3.8 s for scikit-learn's
-    SpectralEmbedding on the same graph. Measured in bench/spectral.py."""
-    n = S.shape[0]
-    if solver == "auto":
-        if n <= DENSE_MAX_POINTS:
-            solver = "dense"
-        else:
-            # cheap Lanczos first (converges in a few restarts on expander-like graphs such as
-            # MNIST's, and when the cost spreads the spectrum); shift-invert when it does not
-            restarts = min(
-                SA_TRIAL_RESTARTS, SA_TRIAL_WORK // (n * _lanczos_basis(n, n_components))
-            )
-            if restarts > 0:
-                try:
-                    values, vectors = _arpack_smallest(
-                        S, n_components, trivial, tol, seed, maxiter=restarts
-                    )
-                    order = np.argsort(values)
-                    return values[order], vectors[:, order]
-                except ArpackNoConvergence:
-                    pass
-            solver = "shift-invert"
-            if lower != 0.0:  # a tight shift: the smallest eigenvalue of S, by a few Lanczos steps
-                lower = _smallest_eigenvalue_estimate(S, seed, lower)
-    if solver == "shift-invert":
-        if lower is None:
-            raise ValueError("eigen_solver='shift-invert' needs a lower bound of the spectrum")
-        try:
-            values, vectors = _shift_invert_smallest(S, n_components, trivial, lower, tol, seed)
-            order = np.argsort(values)
-            values, vectors = values[order], vectors[:, order]
-            if values[0] >= lower - 1e-8 * max(1.0, abs(lower)):
-                return values, vectors
-            solver = "arpack"  # the shift was not below the spectrum: fall back to which='SA'
-        except ArpackNoConvergence:
-            solver = "arpack"
-    if solver == "dense":
-        if n > DENSE_FALLBACK_POINTS:
-            raise ValueError(
-                f"eigen_solver='dense' builds an n × n matrix; {n} points is more than "
-                f"{DENSE_FALLBACK_POINTS}: use eigen_solver='arpack' or 'auto'"
-            )
-        return _dense_smallest(S, n_components, trivial)
-    if solver == "lobpcg":
-        return _lobpcg_smallest(S, n_components, trivial, tol, seed)
-    try:
-        values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed)
-    except ArpackNoConvergence:
-        if n <= DENSE_FALLBACK_POINTS:
-            return _dense_smallest(S, n_components, trivial)
-        raise ValueError(
-            "ARPACK did not converge to the smallest eigenvalues. Try more n_neighbors (a "
-            "connected graph converges faster), fewer n_components, a larger tol, or "
-            "eigen_solver='lobpcg'."
-        ) from None
-    order = np.argsort(values)
-    return values[order], vectors[:, order]
 
 
 def _fix_signs(vectors: np.ndarray) -> np.ndarray:
@@ -524,9 +294,10 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         d = degrees(W)
         S, scale, trivial = penalized_problem(C_prime, W, d, lam, self.laplacian)
         lower = cost_lower_bound(C, scale)
-        values, Y = smallest_eigenpairs(
+        eigen = smallest_eigenpairs(
             S, self.n_components, trivial, self.eigen_solver, self.tol, self.random_state, lower
         )
+        values, Y = eigen.values, eigen.vectors
         t_eigen = time.perf_counter()
         # seconds per stage (graph, cost, eigensolve incl. the Laplacian): for the bench and the app
         self.timings_ = {
@@ -536,6 +307,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         }
         Y = _fix_signs(Y)
         self.eigenvalues_ = values
+        self.eigen_solver_, self.eigen_residual_ = eigen.solver, eigen.residual
         self.embedding_ = scale[:, None] * Y if self.laplacian == "random_walk" else Y
         self.affinity_ = sp.csr_matrix(W)
         self.cost_ = C
@@ -640,7 +412,9 @@ class TDL(_GraphSpectralEmbedding):
     kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
 
     Attributes: embedding_ (n × n_components), eigenvalues_, affinity_ (sparse W), cost_ (sparse C),
-    width_, degrees_. y == -1 marks unlabeled points; `fit(X, y)` embeds all of X.
+    width_, degrees_, eigen_solver_ (the path "auto" took), eigen_residual_ (max relative residual
+    ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs). y == -1 marks unlabeled points;
+    `fit(X, y)` embeds all of X.
     """
 
     def __init__(

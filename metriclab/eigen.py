@@ -1,0 +1,353 @@
+"""The smallest eigenpairs of a sparse symmetric matrix on the complement of one "trivial" vector:
+the eigensolvers behind TDL and Laplacian Eigenmaps (`metriclab.methods.spectral`).
+
+Problem: min Tr(Yᵀ S Y) subject to YᵀY = I and Yᵀt = 0 (t a unit vector; Eq. 3 of Li, Yang & Wang
+2007 with its constraint XᵀEX = 0). It is solved as the smallest eigenpairs of P S P + σ t tᵀ,
+P = I - t tᵀ, with σ above the spectrum: t is moved to the top, never returned, and no genuine
+eigenvector is dropped (S may be indefinite: TDL's cost C' has negative eigenvalues).
+
+Paths ("solver"):
+- "dense": `scipy.linalg.eigh` on the n × n matrix (small n only).
+- "arpack": Lanczos (ARPACK `eigsh`, which='SA') on the deflated operator, never factorised.
+- "shift-invert": ARPACK on (P S P + σ t tᵀ - τI)^-1 with τ just below the spectrum, applied by
+  one sparse LU of S - τI (SuperLU, symmetric mode) and a rank-2 Woodbury correction.
+- "lobpcg": LOBPCG with a Jacobi preconditioner and t as a hard constraint.
+
+"auto" chooses per problem: dense up to DENSE_MAX_POINTS; beyond, it estimates how much the LU of
+S would fill in (`lu_fill_ratio`: SuperLU on the principal submatrix of a breadth-first ball of
+FILL_PROBE_POINTS vertices of S's graph). A kNN graph of a low-dimensional manifold (the Swiss
+roll) has small separators: fill ratio about 3 on the ball, 4-6 on the whole graph, and
+shift-invert converges in a few dozen steps. A kNN graph of intrinsically high-dimensional data
+(10-D Gaussian clusters, MNIST) has none: fill ratio 20+ on the ball, 40 on 10^4 points and
+growing with n, so the LU alone costs minutes at 10^5 points. There plain Lanczos converges
+instead: such graphs are expanders whose smallest Laplacian eigenvalues are well separated from
+the bulk (LE on 4·10^4 10-D clustered points: 1.8 CPU s to machine precision, against 7 s for
+the LU alone). Measured in bench/spectral.py.
+
+Every result carries `residual`: max_j ‖(P S P) v_j - μ_j v_j‖ / ‖S‖₁ (‖S‖₁ the largest absolute
+row sum, an upper bound of ‖S‖₂), so that speed is never bought with wrong eigenvectors.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg, splu
+
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "shift-invert", "lobpcg")
+DENSE_MAX_POINTS = 1500  # "auto" uses dense eigh up to here
+DENSE_FALLBACK_POINTS = 5000  # ARPACK failure falls back to dense eigh up to here
+SA_TRIAL_RESTARTS = 10  # "auto", sparse LU: ARPACK which='SA' restarts tried before shift-invert
+SA_TRIAL_WORK = 6_000_000  # ... at most this many (points × Lanczos vectors × restarts): none at
+# 10^5 points × 60 eigenvectors, where one restart alone costs more than shift-invert
+SHIFT_INVERT_MIN_NCV = 30  # Lanczos basis of shift-invert ARPACK (2k+1 when larger)
+FILL_PROBE_POINTS = 1000  # vertices of the breadth-first ball whose LU estimates the fill-in
+FILL_RATIO_MAX = 8.0  # "auto": shift-invert only when nnz(LU) / nnz(S) on the ball is below this
+# (measured on the ball: Swiss roll 10-D 3.1, 10-D Gaussian clusters 20, MNIST 30+)
+
+
+class Eigenpairs(NamedTuple):
+    """Ascending eigenvalues, unit eigenvectors (columns, ⊥ t), the path that computed them and
+    the relative residual max_j ‖(P S P) v_j - μ_j v_j‖ / ‖S‖₁."""
+
+    values: np.ndarray
+    vectors: np.ndarray
+    solver: str
+    residual: float
+
+
+# --------------------------------------------------------------------------------------------
+# The deflated problem and its residual
+# --------------------------------------------------------------------------------------------
+
+
+def absolute_row_sum_norm(S) -> float:
+    """‖S‖₁ = ‖S‖∞ for symmetric S: the largest absolute row sum (Gershgorin bound of ‖S‖₂)."""
+    return float(np.asarray(abs(S).sum(axis=1)).max())
+
+
+def _deflation_shift(S) -> float:
+    """A value above the spectrum of P S P (twice the Gershgorin bound of S), where t is moved."""
+    return 2.0 * absolute_row_sum_norm(S) + 1.0
+
+
+def relative_residual(S, trivial: np.ndarray, values: np.ndarray, vectors: np.ndarray) -> float:
+    """max_j ‖P S P v_j - μ_j v_j‖ / (‖S‖₁ ‖v_j‖): how far the pairs are from eigenpairs of the
+    constrained problem (0 for exact ones; the vectors are projected ⊥ t first)."""
+    V = np.asarray(vectors, dtype=np.float64)
+    V = V - np.outer(trivial, trivial @ V)
+    SV = S @ V
+    R = SV - np.outer(trivial, trivial @ SV) - V * values
+    norms = np.maximum(np.linalg.norm(V, axis=0), 1e-300)
+    scale = max(absolute_row_sum_norm(S), 1e-300)
+    return float((np.linalg.norm(R, axis=0) / norms).max() / scale)
+
+
+def _dense_smallest(S, n_components: int, trivial: np.ndarray):
+    A = S.toarray() if sp.issparse(S) else np.array(S, dtype=np.float64)
+    shift = _deflation_shift(A)
+    St = A @ trivial
+    # P S P + σ t tᵀ with P = I - t tᵀ: the problem on the complement of t, t moved to the top
+    A -= np.outer(trivial, St) + np.outer(St, trivial)
+    A += (trivial @ St + shift) * np.outer(trivial, trivial)
+    return scipy.linalg.eigh(A, subset_by_index=[0, n_components - 1], driver="evr")
+
+
+def _deflated_operator(S, trivial: np.ndarray) -> LinearOperator:
+    """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it."""
+    n = S.shape[0]
+    shift = _deflation_shift(S)
+    S = sp.csr_matrix(S)
+    St = S @ trivial
+    top = float(trivial @ St) + shift
+
+    def matmat(X):
+        X = np.asarray(X, dtype=np.float64)
+        tX = trivial @ X
+        return S @ X - np.outer(trivial, St @ X) - np.outer(St, tX) + top * np.outer(trivial, tX)
+
+    def matvec(x):
+        return matmat(np.asarray(x).reshape(-1, 1)).ravel()
+
+    return LinearOperator((n, n), matvec=matvec, matmat=matmat, dtype=np.float64)
+
+
+def _lanczos_basis(n: int, n_components: int, minimum: int = 24) -> int:
+    """ncv of ARPACK: 2k+1 Lanczos vectors, at least `minimum`, at most n - 1."""
+    return min(n - 1, max(2 * n_components + 1, minimum))
+
+
+# --------------------------------------------------------------------------------------------
+# The paths
+# --------------------------------------------------------------------------------------------
+
+
+def _arpack_smallest(
+    S, n_components: int, trivial: np.ndarray, tol: float, seed: int, maxiter: int | None = None
+):
+    n = S.shape[0]
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    ncv = _lanczos_basis(n, n_components)
+    operator = _deflated_operator(S, trivial)
+    return eigsh(operator, k=n_components, which="SA", tol=tol, v0=v0, ncv=ncv, maxiter=maxiter)
+
+
+def _factorize_positive_definite(A):
+    """Sparse LU of a symmetric positive definite A (S - σI with σ below the spectrum).
+
+    No pivoting and a minimum-degree ordering of A + Aᵀ (SuperLU's symmetric mode), which keeps
+    the factor symmetric in structure: on the bench's 10^5-point graph 7.8 M non-zeros in 0.9 s
+    against 19 M in 1.5 s with the default column ordering and partial pivoting, and ARPACK 2x
+    faster. Falls back to the default when a pivot vanishes (A not numerically definite)."""
+    try:
+        return splu(
+            A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True}
+        )
+    except RuntimeError:  # "Factor is exactly singular"
+        return splu(A)
+
+
+def lu_fill_ratio(S, points: int = FILL_PROBE_POINTS, seed: int = 0) -> float:
+    """nnz(L + U) / nnz(A) of the symmetric-mode LU of A = S + ‖S‖₁ I (definite, same pattern)
+    restricted to a breadth-first ball of `points` vertices of S's graph: a cheap estimate of how
+    much the shift-invert factorisation fills in (it grows with n where the ratio is large)."""
+    S = sp.csr_matrix(S)
+    n = S.shape[0]
+    if n <= points:
+        ball = np.arange(n)
+    else:
+        start = int(np.random.default_rng(seed).integers(n))
+        order = breadth_first_order(S, start, directed=False, return_predecessors=False)
+        if order.size < points:  # a small component: top up with the next vertices
+            rest = np.setdiff1d(np.arange(n), order, assume_unique=False)
+            order = np.concatenate([order, rest[: points - order.size]])
+        ball = np.sort(order[:points])
+    A = S[ball][:, ball]
+    A = (A + absolute_row_sum_norm(A) * sp.identity(ball.size, format="csr")).tocsc()
+    lu = _factorize_positive_definite(A)
+    return (lu.L.nnz + lu.U.nnz) / max(A.nnz, 1)
+
+
+def _shift_invert_smallest(
+    S, n_components: int, trivial: np.ndarray, lower: float, tol: float, seed: int
+):
+    """ARPACK in shift-invert mode: the largest eigenvalues of (P S P + c t tᵀ - σI)^-1 with σ just
+    below the spectrum (σ < `lower` <= λ_min(S)), applied by one sparse LU of S - σI and a rank-2
+    Woodbury correction for the projection. Much faster than which='SA' when the wanted
+    eigenvalues cluster near 0 (Laplacian Eigenmaps); the factorisation costs memory (fill-in)."""
+    n = S.shape[0]
+    S = sp.csr_matrix(S)
+    spread = _deflation_shift(S)
+    sigma = lower - 1e-7 * max(spread, 1.0)  # close to the spectrum: fast convergence
+    lu = _factorize_positive_definite((S - sigma * sp.identity(n, format="csr")).tocsc())
+    St = S @ trivial
+    # P S P + c t tᵀ = S + U M Uᵀ with U = [t, St]
+    U = np.column_stack([trivial, St])
+    M = np.array([[float(trivial @ St) + spread, -1.0], [-1.0, 0.0]])
+    AiU = lu.solve(U)
+    core = np.linalg.inv(np.linalg.inv(M) + U.T @ AiU)
+
+    def matvec(x):
+        z = lu.solve(np.asarray(x, dtype=np.float64).ravel())
+        return z - AiU @ (core @ (U.T @ z))
+
+    operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    ncv = _lanczos_basis(n, n_components, SHIFT_INVERT_MIN_NCV)
+    values, vectors = eigsh(operator, k=n_components, which="LA", tol=tol, v0=v0, ncv=ncv)
+    return sigma + 1.0 / values, vectors
+
+
+def _smallest_eigenvalue_estimate(S, seed: int, bound: float | None) -> float:
+    """λ_min(S) minus a margin, from Lanczos (which='SA', k=1: the extreme eigenvalue converges in
+    few steps); never below the rigorous `bound`. Used as the shift-invert shift for TDL, where the
+    Gershgorin bound is loose (-56.8 against λ_min = -13.1 on the bench's 10^5-point TDL matrix)
+    and a far shift converges 4x slower."""
+    n = S.shape[0]
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    try:
+        theta = float(eigsh(sp.csr_matrix(S), k=1, which="SA", tol=1e-6, v0=v0)[0][0])
+    except ArpackNoConvergence:
+        return bound if bound is not None else 0.0
+    estimate = theta - 1e-3 * max(1.0, abs(theta))
+    return max(estimate, bound) if bound is not None else estimate
+
+
+def _lobpcg_smallest(S, n_components: int, trivial: np.ndarray, tol: float, seed: int):
+    n = S.shape[0]
+    S = sp.csr_matrix(S)
+    X0 = np.random.default_rng(seed).standard_normal((n, n_components + 2))
+    diagonal = S.diagonal()
+    diagonal[diagonal <= 0] = 1.0
+    jacobi = sp.diags(1.0 / diagonal)
+    with warnings.catch_warnings():  # judged below by the residual, in our own words
+        warnings.simplefilter("ignore", UserWarning)
+        values, vectors = lobpcg(
+            S, X0, M=jacobi, Y=trivial[:, None], tol=tol or None, largest=False, maxiter=2000
+        )
+    order = np.argsort(values)[:n_components]
+    values, vectors = values[order], vectors[:, order]
+    residual = relative_residual(S, trivial, values, vectors)
+    if residual > 1e-4:
+        warnings.warn(
+            f"LOBPCG stopped with relative residual {residual:.1e}; the embedding may be "
+            "inaccurate: use eigen_solver='arpack' or 'auto'",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return values, vectors
+
+
+# --------------------------------------------------------------------------------------------
+# The choice
+# --------------------------------------------------------------------------------------------
+
+
+def _ascending(values, vectors):
+    order = np.argsort(values)
+    return values[order], vectors[:, order]
+
+
+def _sa_trial(S, n_components, trivial, tol, seed):
+    """Cheap Lanczos first (converges in a few restarts when the cost spreads the spectrum), for
+    at most SA_TRIAL_RESTARTS restarts and SA_TRIAL_WORK; None when it did not converge."""
+    n = S.shape[0]
+    restarts = min(SA_TRIAL_RESTARTS, SA_TRIAL_WORK // (n * _lanczos_basis(n, n_components)))
+    if restarts <= 0:
+        return None
+    try:
+        return _arpack_smallest(S, n_components, trivial, tol, seed, maxiter=restarts)
+    except ArpackNoConvergence:
+        return None
+
+
+def _choose(S, n_components, trivial, tol, seed, lower):
+    """(solver, values, vectors or None, lower) of "auto": see the module docstring."""
+    n = S.shape[0]
+    if n <= DENSE_MAX_POINTS:
+        return "dense", None, lower
+    if lu_fill_ratio(S, seed=seed) > FILL_RATIO_MAX:
+        return "arpack", None, lower  # the LU would fill in: Lanczos, never factorised
+    trial = _sa_trial(S, n_components, trivial, tol, seed)
+    if trial is not None:
+        return "arpack", trial, lower
+    if lower != 0.0:  # a tight shift: the smallest eigenvalue of S, by a few Lanczos steps
+        lower = _smallest_eigenvalue_estimate(S, seed, lower)
+    return "shift-invert", None, lower
+
+
+def _solve(S, n_components, trivial, solver, tol, seed, lower):
+    """(values, vectors, solver that produced them) for a forced solver, with its fallbacks."""
+    n = S.shape[0]
+    if solver == "shift-invert":
+        if lower is None:
+            raise ValueError("eigen_solver='shift-invert' needs a lower bound of the spectrum")
+        try:
+            values, vectors = _ascending(
+                *_shift_invert_smallest(S, n_components, trivial, lower, tol, seed)
+            )
+            if values[0] >= lower - 1e-8 * max(1.0, abs(lower)):
+                return values, vectors, solver
+        except ArpackNoConvergence:
+            pass
+        solver = "arpack"  # the shift was not below the spectrum: fall back to which='SA'
+    if solver == "dense":
+        if n > DENSE_FALLBACK_POINTS:
+            raise ValueError(
+                f"eigen_solver='dense' builds an n × n matrix; {n} points is more than "
+                f"{DENSE_FALLBACK_POINTS}: use eigen_solver='arpack' or 'auto'"
+            )
+        return *_dense_smallest(S, n_components, trivial), solver
+    if solver == "lobpcg":
+        return *_lobpcg_smallest(S, n_components, trivial, tol, seed), solver
+    try:
+        values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed)
+    except ArpackNoConvergence:
+        if n <= DENSE_FALLBACK_POINTS:
+            return *_dense_smallest(S, n_components, trivial), "dense"
+        raise ValueError(
+            "ARPACK did not converge to the smallest eigenvalues. Try more n_neighbors (a "
+            "connected graph converges faster), fewer n_components, a larger tol, or "
+            "eigen_solver='lobpcg'."
+        ) from None
+    return *_ascending(values, vectors), "arpack"
+
+
+def smallest_eigenpairs(
+    S,
+    n_components: int,
+    trivial: np.ndarray,
+    solver: str = "auto",
+    tol: float = 0.0,
+    seed: int = 0,
+    lower: float | None = None,
+) -> Eigenpairs:
+    """The `n_components` smallest eigenpairs of symmetric S restricted to the complement of the unit
+    vector `trivial` (min Tr(Yᵀ S Y) s.t. YᵀY = I, Yᵀt = 0), with the path used and the residual.
+
+    When t is an exact null vector of S (unnormalized, random_walk) this is "all eigenvectors but
+    the trivial one", whatever the sign of the others' eigenvalues. `lower` is a lower bound of
+    the spectrum of S (0 for a Laplacian), needed by solver="shift-invert".
+
+    "auto": dense eigh up to DENSE_MAX_POINTS; beyond, Lanczos (which='SA') when the sparse LU
+    would fill in (`lu_fill_ratio` > FILL_RATIO_MAX: high-dimensional data); otherwise a cheap
+    bounded Lanczos trial, then shift-invert ARPACK with the shift just below 0 (Laplacian
+    Eigenmaps: lower == 0) or just below a Lanczos estimate of λ_min (TDL: the cost makes S
+    indefinite), falling back to which='SA' if the shift was not below the spectrum."""
+    if solver not in EIGEN_SOLVERS:
+        raise ValueError(f"eigen_solver must be one of {list(EIGEN_SOLVERS)}, got {solver!r}")
+    trivial = np.asarray(trivial, dtype=np.float64)
+    if solver == "auto":
+        solver, found, lower = _choose(S, n_components, trivial, tol, seed, lower)
+        if found is not None:
+            values, vectors = _ascending(*found)
+            return Eigenpairs(
+                values, vectors, solver, relative_residual(S, trivial, values, vectors)
+            )
+    values, vectors, solver = _solve(S, n_components, trivial, solver, tol, seed, lower)
+    return Eigenpairs(values, vectors, solver, relative_residual(S, trivial, values, vectors))

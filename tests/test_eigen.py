@@ -1,0 +1,152 @@
+"""metriclab.eigen: every solver path returns the dense reference's eigenpairs on small problems of
+each kind (a Laplacian with its trivial null vector, TDL's indefinite C' + λL, a disconnected
+graph), "auto" picks its path by the estimated LU fill-in, and the reported residual is honest."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.stats import ortho_group
+from sklearn.datasets import make_swiss_roll
+
+import metriclab.eigen as eigen
+from metriclab.eigen import lu_fill_ratio, relative_residual, smallest_eigenpairs
+from metriclab.evaluation import labeled_mask, partial_labels
+from metriclab.graphs import degrees, knn_graph
+from metriclab.methods.spectral import (
+    TDL,
+    LaplacianEigenmaps,
+    cost_laplacian,
+    cost_lower_bound,
+    cost_matrix,
+    penalized_problem,
+)
+
+PATHS = ("dense", "arpack", "shift-invert", "lobpcg")
+
+
+def _swiss_roll(n, seed=0):
+    roll, t = make_swiss_roll(n, noise=0.0, random_state=seed)
+    X = roll @ ortho_group.rvs(10, random_state=seed)[:3]
+    return X + 0.01 * np.random.default_rng(seed).standard_normal((n, 10)), (t * 1.5).astype(int)
+
+
+def _clusters(n, dim=10, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 5
+    return rng.standard_normal((n, dim)) + rng.uniform(-4, 4, (5, dim))[y], y
+
+
+def _problem(X, y, kind, lam=16.0, laplacian="symmetric"):
+    """(S, trivial, lower) of TDL (kind 'tdl') or LE (kind 'le') on the 10-NN graph of X."""
+    W, _ = knn_graph(X, n_neighbors=10)
+    C = cost_matrix(X, partial_labels(y, labeled_mask(y, fraction=0.2, seed=0)), 5)
+    if kind == "le":
+        C, lam = C * 0.0, 1.0
+    S, scale, trivial = penalized_problem(cost_laplacian(C), W, degrees(W), lam, laplacian)
+    return S, trivial, cost_lower_bound(C, scale)
+
+
+def _reference(S, trivial, k):
+    """Dense eigh of the constrained problem: S on an orthonormal basis of the complement of t."""
+    Q = scipy.linalg.null_space(trivial[None, :])
+    values, vectors = scipy.linalg.eigh(Q.T @ S.toarray() @ Q, subset_by_index=[0, k - 1])
+    return values, Q @ vectors
+
+
+def _subspace_cosines(A, B):
+    return np.linalg.svd(np.linalg.qr(A)[0].T @ np.linalg.qr(B)[0], compute_uv=False)
+
+
+@pytest.mark.parametrize("solver", PATHS)
+@pytest.mark.parametrize(
+    "kind,laplacian",
+    [("le", "symmetric"), ("tdl", "symmetric"), ("tdl", "unnormalized"), ("tdl", "random_walk")],
+)
+def test_every_path_returns_the_dense_reference_eigenpairs(solver, kind, laplacian):
+    X, y = _clusters(400)
+    S, trivial, lower = _problem(X, y, kind, laplacian=laplacian)
+    ref_values, ref_vectors = _reference(S, trivial, 4)
+    result = smallest_eigenpairs(S, 4, trivial, solver=solver, tol=1e-10, lower=lower)
+    assert result.solver == solver
+    np.testing.assert_allclose(result.values, ref_values, rtol=1e-6, atol=1e-8)
+    assert np.all(_subspace_cosines(result.vectors, ref_vectors) > 1 - 1e-6)
+    assert np.abs(trivial @ result.vectors).max() < 1e-6
+    # LOBPCG stalls near 1e-5 on the indefinite TDL matrices (it warns past 1e-4); ARPACK and
+    # eigh reach rounding level
+    assert result.residual < (1e-4 if solver == "lobpcg" else 1e-8)
+    if kind == "tdl":  # the label cost makes S indefinite: negative eigenvalues are kept
+        assert result.values[0] < 0
+
+
+def test_disconnected_graph_keeps_every_zero_eigenvalue_but_the_trivial_one():
+    """Three far-apart clusters: L_sym has a 3-dimensional null space; the constraint removes only
+    the trivial direction D^1/2 e, so two zero eigenvalues remain (the component indicators)."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.standard_normal((150, 3)) + 100.0 * c for c in range(3)])
+    S, trivial, lower = _problem(X, np.repeat(np.arange(3), 150), "le")
+    ref_values, ref_vectors = _reference(S, trivial, 4)
+    assert np.sum(np.abs(ref_values) < 1e-10) == 2
+    for solver in PATHS:
+        result = smallest_eigenpairs(S, 4, trivial, solver=solver, tol=1e-10, lower=lower)
+        np.testing.assert_allclose(result.values, ref_values, atol=1e-7)
+        assert np.all(_subspace_cosines(result.vectors, ref_vectors) > 1 - 1e-6)
+
+
+def test_fill_ratio_separates_a_manifold_graph_from_a_high_dimensional_one():
+    """The LU of a Swiss-roll kNN graph stays sparse; that of 10-D Gaussian clusters fills in."""
+    roll, _ = _swiss_roll(5000)
+    clusters, _ = _clusters(5000)
+    low = lu_fill_ratio(knn_graph(roll, 10)[0])
+    high = lu_fill_ratio(knn_graph(clusters, 10)[0])
+    assert low < eigen.FILL_RATIO_MAX < high
+    assert low < 4 and high > 15  # measured 3.0 and 21.7
+
+
+@pytest.mark.parametrize("kind", ["le", "tdl"])
+def test_auto_picks_shift_invert_on_a_manifold_and_lanczos_on_high_dimensional_data(
+    kind, monkeypatch
+):
+    # at 1,200 points the ball is nearly the whole graph and both LUs are cheap (fill ratio 2.8
+    # against 5.4): a lower threshold makes the small problem take the large-problem path
+    monkeypatch.setattr(eigen, "DENSE_MAX_POINTS", 500)
+    monkeypatch.setattr(eigen, "FILL_RATIO_MAX", 4.0)
+    monkeypatch.setattr(eigen, "SA_TRIAL_WORK", 0)  # no Lanczos trial: the fill decides alone
+    expected = {"roll": "shift-invert", "clusters": "arpack"}
+    for name, (X, y) in {"roll": _swiss_roll(1200), "clusters": _clusters(1200)}.items():
+        S, trivial, lower = _problem(X, y, kind)
+        ref_values, ref_vectors = _reference(S, trivial, 5)
+        result = smallest_eigenpairs(S, 5, trivial, lower=lower)
+        assert result.solver == expected[name], name
+        np.testing.assert_allclose(result.values, ref_values, rtol=1e-7, atol=1e-9)
+        assert np.all(_subspace_cosines(result.vectors, ref_vectors) > 1 - 1e-7)
+        assert result.residual < 1e-8
+
+
+def test_relative_residual_is_zero_for_eigenpairs_and_grows_with_the_error():
+    X, y = _clusters(300)
+    S, trivial, _ = _problem(X, y, "tdl")
+    values, vectors = _reference(S, trivial, 3)
+    assert relative_residual(S, trivial, values, vectors) < 1e-12
+    noisy = vectors + 1e-3 * np.random.default_rng(0).standard_normal(vectors.shape)
+    assert 1e-5 < relative_residual(S, trivial, values, noisy) < 1e-1
+    assert relative_residual(S, trivial, values + 0.1, vectors) > 1e-3
+
+
+def test_estimators_report_the_solver_path_and_residual():
+    X, y = _clusters(300)
+    y_partial = partial_labels(y, labeled_mask(y, fraction=0.2, seed=0))
+    for model in (TDL(n_components=3), LaplacianEigenmaps(n_components=3, eigen_solver="arpack")):
+        model.fit(X, y_partial)
+        assert model.eigen_solver_ in ("dense", "arpack")
+        assert 0 <= model.eigen_residual_ < 1e-8
+
+
+def test_unknown_solver_and_missing_shift_are_value_errors():
+    X, y = _clusters(200)
+    S, trivial, _ = _problem(X, y, "le")
+    with pytest.raises(ValueError, match="eigen_solver"):
+        smallest_eigenpairs(S, 2, trivial, solver="magic")
+    with pytest.raises(ValueError, match="lower bound"):
+        smallest_eigenpairs(S, 2, trivial, solver="shift-invert", lower=None)
+    assert sp.issparse(S)
