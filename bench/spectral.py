@@ -1,23 +1,29 @@
-"""Bench: TDL / Laplacian Eigenmaps at 2,000 / 10,000 / 100,000 points against scikit-learn's
-SpectralEmbedding on the same kNN graph, measured in the same run.
+"""Bench: TDL / Laplacian Eigenmaps on three geometries against scikit-learn's SpectralEmbedding
+(amg, lobpcg and arpack solvers) on the identical kNN graph, measured in the same run.
 
-    python bench/spectral.py            # full: n = 2e3, 1e4, 1e5 (10-D) and MNIST 5,000 (784-D)
-    python bench/spectral.py --quick    # n = 2e3 and 1e4 only, 10 eigenvectors, MNIST 2,000
+    python bench/spectral.py            # full: Swiss roll 10^4, 10^5; clusters 10^4, 4·10^4,
+                                        # 10^5; MNIST-sized 70,000 × 784
+    python bench/spectral.py --quick    # 10^4 points only and a 10,000-image MNIST-sized set
+    python bench/spectral.py --only clusters --sizes 10000 40000
 
-Data (10-D): a Swiss roll (scikit-learn `make_swiss_roll`) rotated into 10-D by a random orthogonal
-map plus isotropic noise 0.01 in all 10 coordinates, 10 classes = segments along the roll, 10 %
-labeled (the labels only feed TDL's cost). A manifold in 10-D is the setting of the paper; on
-full-rank 10-D Gaussian data exact kNN search alone takes minutes at 10^5 points (kd-tree, 2 cores).
+Data:
+- "swiss roll 10-D": a Swiss roll (scikit-learn `make_swiss_roll`) rotated into 10-D by a random
+  orthogonal map plus noise 0.01, 10 classes = segments along the roll. A 2-D manifold.
+- "clusters 10-D": 6 Gaussian clusters, unit variance, centres uniform in [-4, 4]^10 (the kNN graph
+  is connected). Intrinsically 10-D: no small separators.
+- "MNIST-sized 784-D": the shipped 5,000 MNIST digits and 13 copies with small random affine
+  deformations (rotation ±10°, scale 0.9-1.1, shear ±0.1, shift ±1 px): 70,000 × 784. Settings of
+  the TDL paper's MNIST run: 20-NN graph, 60 eigenvectors, λ = 128, cost k = 20, 5 % labeled.
+The others: 10-NN graph, TDL λ = 16, k = 5, 10 % labeled, 10 eigenvectors.
 
-Every measurement runs in a forked child process: wall time of each stage (kNN graph, cost
-matrix, eigensolve), CPU time of the whole fit (user + system, all threads: robust to the other
-jobs on a shared machine, where wall time is not), peak extra resident memory of the child (ru_maxrss minus its RSS at start), and
-a time cap for SpectralEmbedding (--cap seconds). Peers: SpectralEmbedding(affinity='precomputed',
-eigen_solver='arpack') fitted on our LE's `affinity_` (so the graph is identical); both run
-shift-invert ARPACK, ours with the trivial vector deflated and a symmetric-mode LU.
-Ratio = SpectralEmbedding time / our LE eigensolve time on that graph, and end to end (SE time plus
-the same graph time) / our LE total including the graph. The machine is shared: read the numbers
-as medians of noisy runs.
+Every fit runs in a forked child: stage wall times (`timings_`), CPU time, peak extra resident
+memory (ru_maxrss minus the RSS at start). LE runs the symmetric Laplacian (the problem
+SpectralEmbedding solves); TDL runs the library default. Peers: SpectralEmbedding(affinity=
+'precomputed', eigen_solver=amg | lobpcg | arpack) on our LE's `affinity_`, capped at --cap
+seconds; their "total" is their eigensolve plus our graph time (they need the graph too).
+Residual: max_j ‖L v_j − μ_j v_j‖ / ‖L‖₁ of the returned vectors (SpectralEmbedding's D^-1/2 y
+multiplied back by D^1/2), on the same L_sym. "cos ref": smallest principal-angle cosine against
+a tight reference (shift-invert ARPACK to machine precision), at 10^4 points only.
 """
 
 from __future__ import annotations
@@ -28,29 +34,28 @@ import os
 import resource
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy import ndimage
 from scipy.stats import ortho_group
-from sklearn.datasets import make_swiss_roll
+from sklearn.datasets import make_blobs, make_swiss_roll
 from sklearn.manifold import SpectralEmbedding
+from sklearn.neighbors import NearestNeighbors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from metriclab.datasets import load  # noqa: E402
+from metriclab.eigen import relative_residual, smallest_eigenpairs  # noqa: E402
 from metriclab.evaluation import labeled_mask, partial_labels  # noqa: E402
-from metriclab.graphs import build_graph, degrees  # noqa: E402
-from metriclab.methods.spectral import (  # noqa: E402
-    TDL,
-    LaplacianEigenmaps,
-    cost_laplacian,
-    cost_lower_bound,
-    cost_matrix,
-    penalized_problem,
-    smallest_eigenpairs,
-)
+from metriclab.graphs import knn_distances, laplacian  # noqa: E402
+from metriclab.methods.spectral import TDL, LaplacianEigenmaps  # noqa: E402
 
-N_NEIGHBORS = 10
+PEERS = ("amg", "lobpcg", "arpack")
+
+
+# ---- data ----------------------------------------------------------------------------------------
 
 
 def swiss_roll_10d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -59,6 +64,35 @@ def swiss_roll_10d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     X = roll @ rotation + 0.01 * np.random.default_rng(seed).standard_normal((n, 10))
     y = np.digitize(t, np.quantile(t, np.linspace(0, 1, 11)[1:-1]))
     return X, y
+
+
+def gaussian_clusters_10d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    return make_blobs(
+        n, n_features=10, centers=6, cluster_std=1.0, center_box=(-4.0, 4.0), random_state=seed
+    )
+
+
+def deformed_mnist(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The 5,000 shipped MNIST digits, then randomly deformed copies of them up to n images."""
+    digits = load("mnist_5000")
+    images = digits.X.reshape(-1, 28, 28)
+    rng = np.random.default_rng(seed)
+    centre = np.array([13.5, 13.5])
+    out, labels = [digits.X], [digits.y]
+    while sum(len(part) for part in out) < n:
+        batch = np.empty_like(images)
+        for i, image in enumerate(images):
+            angle, scale = np.deg2rad(rng.uniform(-10, 10)), rng.uniform(0.9, 1.1)
+            rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            A = rotation @ np.array([[1.0, rng.uniform(-0.1, 0.1)], [0.0, 1.0]]) / scale
+            offset = centre - A @ centre + rng.uniform(-1, 1, 2)
+            batch[i] = ndimage.affine_transform(image, A, offset=offset, order=1)
+        out.append(batch.reshape(len(images), -1))
+        labels.append(digits.y)
+    return np.vstack(out)[:n], np.concatenate(labels)[:n]
+
+
+# ---- forked children -----------------------------------------------------------------------------
 
 
 def _rss_mb() -> float:
@@ -73,7 +107,6 @@ def _child(conn, job, args):
         result = job(*args)
         end = resource.getrusage(resource.RUSAGE_SELF)
         result["memory_mb"] = end.ru_maxrss / 1024 - start
-        # CPU seconds of the child (all threads): robust to other jobs on the machine
         result["cpu"] = end.ru_utime + end.ru_stime - usage.ru_utime - usage.ru_stime
         conn.send(result)
     except Exception as exc:  # report, do not hang the parent
@@ -97,44 +130,62 @@ def isolated(job, *args, cap: float | None = None) -> dict:
     return {"capped": True}
 
 
-# ---- the jobs (run inside the child) -------------------------------------------------------------
-
-
-def job_fit(kind: str, X, y_partial, n_components: int, solver: str) -> dict:
-    params = {"n_components": n_components, "n_neighbors": N_NEIGHBORS, "eigen_solver": solver}
-    model = TDL(lam=16.0, k=5, **params) if kind == "tdl" else LaplacianEigenmaps(**params)
+def job_fit(kind: str, X, y_partial, settings: dict) -> dict:
+    graph = {"n_components": settings["eigvecs"], "n_neighbors": settings["neighbors"]}
+    if kind == "tdl":
+        model = TDL(lam=settings["lam"], k=settings["k"], **graph)
+    else:
+        model = LaplacianEigenmaps(laplacian="symmetric", **graph)
     clock = time.perf_counter()
     model.fit(X, y_partial)
-    total = time.perf_counter() - clock
-    out = {"total": total, **model.timings_}
+    out = {"total": time.perf_counter() - clock, **model.timings_}
+    out.update(solver=model.eigen_solver_, residual=model.eigen_residual_)
     if kind == "le":
-        out["affinity"] = model.affinity_
-        out["embedding"] = model.embedding_ if X.shape[0] <= 20_000 else None
-        out["degrees"] = model.degrees_
+        out.update(affinity=model.affinity_, embedding=model.embedding_)
     return out
 
 
-def job_spectral_embedding(W, n_components: int) -> dict:
+def job_spectral_embedding(W, n_components: int, solver: str) -> dict:
     model = SpectralEmbedding(
-        n_components=n_components, affinity="precomputed", eigen_solver="arpack", random_state=0
+        n_components=n_components, affinity="precomputed", eigen_solver=solver, random_state=0
     )
     clock = time.perf_counter()
-    Z = model.fit_transform(W)
-    return {"total": time.perf_counter() - clock, "embedding": Z if W.shape[0] <= 20_000 else None}
+    with warnings.catch_warnings():  # judged by the residual
+        warnings.simplefilter("ignore")
+        Z = model.fit_transform(W)
+    return {"total": time.perf_counter() - clock, "embedding": Z}
 
 
-def job_solver(S, trivial, n_components: int, solver: str, lower: float) -> dict:
-    clock = time.perf_counter()
-    smallest_eigenpairs(S, n_components, trivial, solver=solver, tol=1e-8, lower=lower)
-    return {"total": time.perf_counter() - clock}
+# ---- measures ------------------------------------------------------------------------------------
 
 
-def subspace_agreement(ours, theirs, degrees) -> float:
-    """Smallest cosine of the principal angles between our symmetric-Laplacian eigenvectors and
-    SpectralEmbedding's (which returns D^-1/2 y: multiply back by D^1/2)."""
-    A, _ = np.linalg.qr(ours)
-    B, _ = np.linalg.qr(theirs * np.sqrt(degrees)[:, None])
-    return float(np.linalg.svd(A.T @ B, compute_uv=False).min())
+def symmetric_problem(W):
+    """(L_sym, unit D^1/2 e, D^1/2): the problem of LE with laplacian='symmetric' and of
+    SpectralEmbedding."""
+    d = np.asarray(W.sum(axis=1)).ravel()
+    root = np.sqrt(d)
+    return laplacian(W, "symmetric"), root / np.linalg.norm(root), root
+
+
+def as_unit_eigenvectors(L, trivial, V):
+    """Columns made ⊥ t and unit length, with their Rayleigh quotients."""
+    V = V - np.outer(trivial, trivial @ V)
+    V = V / np.linalg.norm(V, axis=0)
+    return np.einsum("ij,ij->j", V, L @ V), V
+
+
+def subspace_cosine(A, B) -> float:
+    return float(np.linalg.svd(np.linalg.qr(A)[0].T @ np.linalg.qr(B)[0], compute_uv=False).min())
+
+
+def knn_recall(X, n_neighbors: int, queries: int = 1000, seed: int = 0) -> float:
+    """Share of the exact k nearest neighbours that `knn_distances` returns, on random queries."""
+    ind = knn_distances(X, n_neighbors)[1]
+    probe = np.random.default_rng(seed).choice(X.shape[0], queries, replace=False)
+    exact = NearestNeighbors(n_neighbors=n_neighbors + 1, algorithm="brute").fit(X)
+    found = exact.kneighbors(X[probe], return_distance=False)
+    hits = [len(set(ind[i]) & (set(row) - {i})) for i, row in zip(probe, found, strict=True)]
+    return float(np.mean(hits)) / n_neighbors
 
 
 # ---- the table -----------------------------------------------------------------------------------
@@ -146,124 +197,113 @@ def _fmt(value, digits=2):
     return f"{value:.{digits}f}"
 
 
-def bench_case(name, X, y, n_components_list, cap, rows, log):
-    mask = labeled_mask(y, fraction=0.1, seed=0)
-    y_partial = partial_labels(y, mask)
-    for n_components in n_components_list:
-        tdl = isolated(job_fit, "tdl", X, y_partial, n_components, "auto", cap=cap)
-        le = isolated(job_fit, "le", X, y_partial, n_components, "auto", cap=cap)
-        if any("error" in r or r.get("capped") for r in (tdl, le)):
-            log(f"{name} n={X.shape[0]} k={n_components}: TDL {tdl}, LE {le.keys()} (capped/error)")
-            continue
-        se = isolated(job_spectral_embedding, le["affinity"], n_components, cap=cap)
-        agreement = None
-        if not se.get("capped") and "error" not in se and se.get("embedding") is not None:
-            agreement = subspace_agreement(le["embedding"], se["embedding"], le["degrees"])
-        se_time = None if se.get("capped") or "error" in se else se["total"]
-        row = {
-            "data": name,
-            "n": X.shape[0],
-            "dim": X.shape[1],
-            "eigvecs": n_components,
-            "graph_s": tdl["graph"],
-            "cost_s": tdl["cost"],
-            "eigen_s": tdl["eigensolve"],
-            "tdl_total_s": tdl["total"],
-            "tdl_mem_mb": tdl["memory_mb"],
-            "le_eigen_s": le["eigensolve"],
-            "le_total_s": le["total"],
-            "se_s": se_time,
-            "tdl_cpu_s": tdl["cpu"],
-            "le_cpu_s": le["cpu"],
-            "se_cpu_s": None if se_time is None else se["cpu"],
-            "se_mem_mb": None if se_time is None else se["memory_mb"],
-            "ratio_eigen": None if se_time is None else se_time / le["eigensolve"],
-            # end to end, SpectralEmbedding also needs the graph: charge it the same graph time
-            "ratio_total": None if se_time is None else (se_time + le["graph"]) / le["total"],
-            "agreement": agreement,
-            "note": f"SpectralEmbedding capped at {cap:.0f} s"
-            if se.get("capped")
-            else se.get("error", ""),
-        }
-        rows.append(row)
-        log(
-            f"{name} n={X.shape[0]} k={n_components}: TDL {tdl['total']:.2f} s "
-            f"(graph {tdl['graph']:.2f}, cost {tdl['cost']:.2f}, eig {tdl['eigensolve']:.2f}), "
-            f"LE {le['total']:.2f} s, SE {_fmt(se_time)} s"
+def bench_case(name, X, y, settings, cap, rows, log):
+    n = X.shape[0]
+    y_partial = partial_labels(y, labeled_mask(y, fraction=settings["labeled"], seed=0))
+    k = settings["eigvecs"]
+    le = isolated(job_fit, "le", X, y_partial, settings, cap=cap)
+    tdl = isolated(job_fit, "tdl", X, y_partial, settings, cap=cap)
+    if "error" in le or le.get("capped"):
+        log(f"{name} n={n}: LE {le}")
+        return
+    L, trivial, root = symmetric_problem(le["affinity"])
+    reference = None
+    if n <= 10_000:  # a tight reference: shift-invert ARPACK to machine precision
+        reference = smallest_eigenpairs(L, k, trivial, "shift-invert", tol=0.0, lower=0.0).vectors
+    graph_s = le["graph"]
+
+    def row(label, result, solver, residual, vectors, total):
+        cos = None if reference is None or vectors is None else subspace_cosine(vectors, reference)
+        rows.append(
+            {
+                "data": name,
+                "n": n,
+                "dim": X.shape[1],
+                "eigvecs": k,
+                "method": label,
+                "solver": solver,
+                "graph": result.get("graph", graph_s),
+                "eigen": result.get("eigensolve", result.get("total")),
+                "total": total,
+                "cpu": result.get("cpu"),
+                "memory": result.get("memory_mb"),
+                "residual": residual,
+                "cos": cos,
+            }
         )
+        log(f"{name} n={n} {label} ({solver}): total {_fmt(total)} s, residual {residual}")
+
+    _, le_vectors = as_unit_eigenvectors(L, trivial, le["embedding"])
+    row("LE (ours)", le, le["solver"], le["residual"], le_vectors, le["total"])
+    if "error" in tdl or tdl.get("capped"):
+        rows.append({"data": name, "n": n, "method": "TDL (ours)", "note": str(tdl)[:80]})
+    else:
+        row("TDL (ours)", tdl, tdl["solver"], tdl["residual"], None, tdl["total"])
+    for solver in PEERS:
+        se = isolated(job_spectral_embedding, le["affinity"], k, solver, cap=cap)
+        if se.get("capped") or "error" in se:
+            note = f"capped at {cap:.0f} s" if se.get("capped") else se["error"][:60]
+            rows.append({"data": name, "n": n, "method": f"SE {solver}", "note": note})
+            log(f"{name} n={n} SE {solver}: {note}")
+            continue
+        values, V = as_unit_eigenvectors(L, trivial, se["embedding"] * root[:, None])
+        residual = relative_residual(L, trivial, values, V)
+        row(f"SE {solver}", {**se, "graph": graph_s}, solver, residual, V, se["total"] + graph_s)
 
 
-def solver_rows(X, y, n_components, log) -> list[str]:
-    """ARPACK (SA) vs shift-invert ARPACK vs LOBPCG on the same TDL and LE matrices."""
-    y_partial = partial_labels(y, labeled_mask(y, fraction=0.1, seed=0))
-    W, _ = build_graph(X, n_neighbors=N_NEIGHBORS)
-    C_prime = cost_laplacian(cost_matrix(X, y_partial, 5))
-    lines = []
-    for kind in ("TDL", "LE"):
-        lines += _solver_rows(kind, X, y_partial, W, C_prime, n_components, log)
-    return lines
-
-
-def _solver_rows(kind, X, y_partial, W, C_prime, n_components, log) -> list[str]:
-    if kind == "LE":
-        C_prime = C_prime * 0.0
-    S, _, trivial = penalized_problem(
-        C_prime, W, degrees(W), 16.0 if kind == "TDL" else 1.0, "symmetric"
+def print_table(rows, loads):
+    header = (
+        "| data | n | eigvecs | method | solver | graph s | eigensolve s | total s | CPU s | "
+        "peak MB | residual | cos ref | note |"
     )
-    lines = []
-    lower = (
-        0.0 if kind == "LE" else cost_lower_bound(cost_matrix(X, y_partial, 5), np.ones(X.shape[0]))
-    )
-    for solver in ("arpack", "shift-invert", "lobpcg"):
-        result = isolated(job_solver, S, trivial, n_components, solver, lower, cap=60)
-        value = "capped" if result.get("capped") else _fmt(result.get("total"))
-        lines.append(f"| {kind} | {X.shape[0]} | {n_components} | {solver} | {value} |")
-        log(f"solver {kind} {solver} n={X.shape[0]}: {value} s")
-    return lines
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for r in rows:
+        if "note" in r and "total" not in r:
+            print(f"| {r['data']} | {r['n']} | | {r['method']} | | | | | | | | | {r['note']} |")
+            continue
+        residual = "–" if r["residual"] is None else f"{r['residual']:.1e}"
+        print(
+            f"| {r['data']} | {r['n']} | {r['eigvecs']} | {r['method']} | {r['solver']} "
+            f"| {_fmt(r['graph'])} | {_fmt(r['eigen'])} | {_fmt(r['total'])} | {_fmt(r['cpu'])} "
+            f"| {_fmt(r['memory'], 0)} | {residual} | {_fmt(r['cos'], 4)} | |"
+        )
+    print()
+    print("load average (1 min) at each case's start: " + ", ".join(loads))
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes only")
-    parser.add_argument("--cap", type=float, default=240.0, help="time cap for SpectralEmbedding")
+    parser.add_argument("--quick", action="store_true", help="10^4 points only")
+    parser.add_argument("--cap", type=float, default=300.0, help="time cap per fit (s)")
+    parser.add_argument("--only", choices=("roll", "clusters", "mnist"), action="append")
+    parser.add_argument("--sizes", type=int, nargs="*", help="sizes of the 10-D sets")
     args = parser.parse_args(argv)
 
     def log(message):
         print(message, file=sys.stderr, flush=True)
 
-    sizes = (2_000, 10_000) if args.quick else (2_000, 10_000, 100_000)
-    eigvecs = (10,) if args.quick else (10, 60)
-    rows: list[dict] = []
-    for n in sizes:
-        X, y = swiss_roll_10d(n)
-        bench_case("swiss roll 10-D", X, y, eigvecs, args.cap, rows, log)
-    mnist = load("mnist_5000")
-    n_mnist = 2_000 if args.quick else mnist.X.shape[0]
-    bench_case("MNIST 784-D", mnist.X[:n_mnist], mnist.y[:n_mnist], eigvecs, args.cap, rows, log)
-
-    header = (
-        "| data | n | eigvecs | graph s | cost s | eigensolve s | TDL total s | TDL peak MB | "
-        "LE eigensolve s | LE total s | SpectralEmbedding s | SE peak MB | SE / LE eigensolve | "
-        "SE / LE total | TDL CPU s | LE CPU s | SE CPU s | SE / LE CPU | subspace cos | note |"
-    )
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for r in rows:
-        print(
-            f"| {r['data']} | {r['n']} | {r['eigvecs']} | {_fmt(r['graph_s'])} | {_fmt(r['cost_s'])} "
-            f"| {_fmt(r['eigen_s'])} | {_fmt(r['tdl_total_s'])} | {_fmt(r['tdl_mem_mb'], 0)} "
-            f"| {_fmt(r['le_eigen_s'])} | {_fmt(r['le_total_s'])} | {_fmt(r['se_s'])} "
-            f"| {_fmt(r['se_mem_mb'], 0)} | {_fmt(r['ratio_eigen'], 1)} | {_fmt(r['ratio_total'], 1)} "
-            f"| {_fmt(r['tdl_cpu_s'])} | {_fmt(r['le_cpu_s'])} | {_fmt(r['se_cpu_s'])} "
-            f"| {_fmt(None if r['se_cpu_s'] is None else r['se_cpu_s'] / r['le_cpu_s'], 1)} "
-            f"| {_fmt(r['agreement'], 4)} | {r['note']} |"
-        )
-    print()
-    print("| matrix | n | eigvecs | solver (tol 1e-8, cap 60 s) | seconds |")
-    print("|---|---|---|---|---|")
-    X, y = swiss_roll_10d(10_000)
-    for line in solver_rows(X, y, 10, log):
-        print(line)
+    only = set(args.only or ("roll", "clusters", "mnist"))
+    small = {"eigvecs": 10, "neighbors": 10, "lam": 16.0, "k": 5, "labeled": 0.1}
+    paper_mnist = {"eigvecs": 60, "neighbors": 20, "lam": 128.0, "k": 20, "labeled": 0.05}
+    cases = []
+    if "roll" in only:
+        for n in args.sizes or ((10_000,) if args.quick else (10_000, 100_000)):
+            cases.append(("swiss roll 10-D", swiss_roll_10d, n, small))
+    if "clusters" in only:
+        for n in args.sizes or ((10_000,) if args.quick else (10_000, 40_000, 100_000)):
+            cases.append(("clusters 10-D", gaussian_clusters_10d, n, small))
+    if "mnist" in only:
+        cases.append(("MNIST-sized 784-D", deformed_mnist, 10_000 if args.quick else 70_000, None))
+    rows, loads = [], []
+    for name, make, n, settings in cases:
+        loads.append(f"{name} {n}: {os.getloadavg()[0]:.1f}")
+        X, y = make(n)
+        if settings is None:
+            settings = paper_mnist
+            log(f"{name}: kNN recall {knn_recall(X, settings['neighbors']):.4f}")
+        bench_case(name, X, y, settings, args.cap, rows, log)
+    print_table(rows, loads)
 
 
 if __name__ == "__main__":
