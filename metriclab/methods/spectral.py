@@ -407,7 +407,7 @@ class TDL(_GraphSpectralEmbedding):
     graph : "knn" (sparse) or "full" (dense Gaussian, small n).
     weights : "heat" or "binary" kNN weights.
     laplacian : "symmetric" (paper, Section 5), "unnormalized" or "random_walk".
-    eigen_solver : "auto", "dense", "arpack" or "lobpcg".
+    eigen_solver : "auto", "dense", "arpack", "shift-invert" or "lobpcg" (`metriclab.eigen`).
     kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
     kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
 
