@@ -1,8 +1,9 @@
-import numpy as np
 import pytest
 
-from metriclab.reproduce import RESULT_COLUMNS, experiments
-from metriclab.reproduce.tdl import EXPERIMENTS, TABLE1, TABLE2, minmax_scale
+from metriclab.datasets import default_preprocess
+from metriclab.preprocess import resolve_preprocess
+from metriclab.reproduce import RESULT_COLUMNS, experiments, tdl
+from metriclab.reproduce.tdl import EXPERIMENTS, TABLE1, TABLE2
 
 
 def test_experiments_are_registered():
@@ -18,11 +19,12 @@ def test_paper_numbers_are_transcribed():
     assert TABLE2["TDL"] == ((96.13, 0.07), (97.49, 0.04))
 
 
-def test_minmax_scale_maps_features_to_unit_interval():
-    X = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [2.0, 5.0, 0.0]])
-    Z = minmax_scale(X)
-    np.testing.assert_allclose(Z.min(axis=0), [0, 0, 0])
-    np.testing.assert_allclose(Z.max(axis=0), [1, 0, 1])
+def test_uci_scaling_is_the_shared_option_and_the_apps_default():
+    """Table 1's [0, 1] renormalisation goes through metriclab.preprocess, and the app starts
+    these four data sets at the same scaling."""
+    assert resolve_preprocess(tdl.UCI_PREPROCESS) == "minmax"
+    for name in tdl.TABLE1_DATA.values():
+        assert default_preprocess(name) == tdl.UCI_PREPROCESS
 
 
 def _by(frame, setting, method):

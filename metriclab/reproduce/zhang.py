@@ -36,6 +36,7 @@ from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, nearest_mean_accuracy
 from metriclab.kernels import class_mean_width
 from metriclab.methods.zhang import DiscriminantKernelMDS, is_fisher_separable
+from metriclab.preprocess import scale_train_test
 from metriclab.reproduce import RESULT_COLUMNS, Experiment
 
 PAPER = "zhang-2003-discriminant-kernels-MDS"
@@ -313,18 +314,10 @@ def uci_split(y: np.ndarray, n_test: int, seed: int, n_labelled: int | None = No
     return lab, np.sort(rest)[:n_test] if len(rest) > n_test else rest
 
 
-def standardise(X_lab: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """z-scores with the labelled points' mean and standard deviation (constant columns kept)."""
-    mean, std = X_lab.mean(axis=0), X_lab.std(axis=0)
-    std[std == 0] = 1.0
-    return (X_lab - mean) / std, (X_test - mean) / std
-
-
 def uci_scores(X, y, lab, test, seed, preprocessing="raw", max_iter=100) -> dict[str, int]:
     """Correct test points of NM and NN in the input space and in the delta2 feature space."""
-    Xl, Xt = X[lab], X[test]
-    if preprocessing == "zscore":
-        Xl, Xt = standardise(Xl, Xt)
+    # "raw" or "zscore" (metriclab.preprocess: none / standardise, fitted on the labelled points)
+    Xl, Xt = scale_train_test(preprocessing, X[lab], X[test])
     yl, yt = y[lab], y[test]
     model = DiscriminantKernelMDS(
         n_components=X.shape[1],  # l = p = d
