@@ -252,6 +252,19 @@ def test_embed_scales_like_the_page_expects():
     np.testing.assert_allclose(Z, expected, rtol=1e-8, atol=1e-8)
 
 
+def test_auto_width_is_computed_after_scaling():
+    """TDL's heat width left at 'auto' comes from the scaled features: the same as TDL fitted on
+    the [0, 1] features directly, and thousands of times smaller than on raw wine."""
+    ds, mask = _wine_split()
+    spec = REGISTRY["tdl"]
+    scaled, raw, direct = spec.make(), spec.make(), spec.make()
+    embed(spec, scaled, ds.X, ds.y, mask, "minmax")
+    embed(spec, raw, ds.X, ds.y, mask, "none")
+    direct.fit(MinMaxScaler().fit_transform(ds.X), np.where(mask, ds.y, -1))
+    assert scaled.width_ == pytest.approx(direct.width_, rel=1e-12)
+    assert raw.width_ > 1000 * scaled.width_
+
+
 # ----------------------------------------------------------------------------- compare
 
 
