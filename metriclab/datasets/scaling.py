@@ -2,9 +2,9 @@
 
 The app's pages start from this choice and `compare(..., preprocess="auto")` uses it; a person can
 always pick another (`metriclab.preprocess.PREPROCESS`). Rules: the sets of the TDL paper's Table 1
-are renormalised to [0, 1] as there (two of them, breast cancer and ionosphere, are z-scored in the
-KPCA-trick paper; TDL's 10 %-labelled protocol is the one the app starts with); the KPCA-trick
-paper's sets are z-scored; image sets keep their pixel values (tangent distance works on pixels);
+are renormalised to [0, 1] as there (two of them, breast cancer and ionosphere, are also KPCA-trick
+sets; TDL's 10 %-labelled protocol is the one the app starts with); the KPCA-trick paper's sets are
+z-scored as in our reproduction of it (the paper does not state its scaling); image sets keep their pixel values (tangent distance works on pixels);
 synthetic sets keep the generator's units (the papers' widths, e.g. TDL's 0.25 on two moons, are
 given in them); any other tabular set, an upload included, is z-scored.
 """
@@ -12,7 +12,10 @@ given in them); any other tabular set, an upload included, is z-scored.
 from __future__ import annotations
 
 TDL = "TDL paper (Li, Yang & Wang 2007) Table 1: features renormalised to [0, 1]"
-KPCA = "KPCA-trick paper (Chatpatanasiri et al. 2009): z-scores"
+KPCA = (
+    "KPCA-trick paper's sets (Chatpatanasiri et al. 2009): z-scores, as our reproduction of it "
+    "(the paper does not state its scaling)"
+)
 IMAGES = "images: pixel values kept (tangent distance and the papers work on pixels)"
 SYNTHETIC = "synthetic: the generator's units (the papers give their widths in them)"
 TABULAR = "tabular: z-scores, so no feature dominates the distance by its units"
@@ -20,8 +23,8 @@ TABULAR = "tabular: z-scores, so no feature dominates the distance by its units"
 DEFAULTS: dict[str, tuple[str, str]] = {
     "wine": ("minmax", TDL),
     "sonar": ("minmax", TDL),
-    "breast_cancer_wisconsin": ("minmax", TDL + "; the KPCA-trick paper z-scores it"),
-    "ionosphere": ("minmax", TDL + "; the KPCA-trick paper z-scores it"),
+    "breast_cancer_wisconsin": ("minmax", TDL + "; also a KPCA-trick set (z-scored there)"),
+    "ionosphere": ("minmax", TDL + "; also a KPCA-trick set (z-scored there)"),
     "balance": ("standardise", KPCA),
     "glass": ("standardise", KPCA),
     "iris": ("standardise", KPCA),
