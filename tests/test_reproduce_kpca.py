@@ -87,10 +87,10 @@ def test_cross_validated_width_is_a_grid_value_and_reproducible():
     X = rng.standard_normal((60, 3))
     y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.5).astype(int)
     settings = rep.Settings(rows=(), n_splits=1, cv_sigmas=(0.1, 1.0, 10.0))
-    sigma, width = rep.cross_validated_width("dne", X, y, 0, settings)
+    sigma, width, dimension = rep.cross_validated_kernel("dne", X, y, 0, settings)
     assert sigma in settings.cv_sigmas and width == pytest.approx(2 * 3 * sigma**2)
-    again, _ = rep.cross_validated_width("dne", X.copy(), y.copy(), 0, settings)
-    assert again == sigma
+    again = rep.cross_validated_kernel("dne", X.copy(), y.copy(), 0, settings)
+    assert again == (sigma, width, dimension) and dimension in rep.KDNE_DIMENSIONS
 
 
 def test_dne_dimension_counts_negative_eigenvalues():
