@@ -102,6 +102,35 @@ def test_le_is_tdl_without_cost_exactly(moons, kind):
     assert np.all(_subspace_cosines(tdl7.embedding_, le.embedding_) > 1 - 1e-8)
 
 
+def test_defaults_are_the_reading_that_reproduces_the_papers_tables(moons):
+    """TDL() and LaplacianEigenmaps() share the unnormalized Laplacian D - W and Eq. (3)'s sum of
+    the costs; LE is then TDL with C = 0 at the defaults too."""
+    X, _, _, _ = moons
+    assert TDL().laplacian == LaplacianEigenmaps().laplacian == "unnormalized"
+    assert TDL().cost_scale == "sum"
+    le = LaplacianEigenmaps(n_components=2).fit(X)
+    tdl = TDL(n_components=2).fit(X, np.full(X.shape[0], -1))
+    np.testing.assert_allclose(tdl.embedding_, le.embedding_, atol=1e-12)
+    # the penalty is D - W itself: the LE eigenvalues are those of the unnormalized Laplacian
+    L = laplacian(le.affinity_, "unnormalized").toarray()
+    np.testing.assert_allclose(le.eigenvalues_, np.linalg.eigvalsh(L)[1:3], atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", LAPLACIANS)
+def test_mean_cost_is_the_sum_with_lambda_times_the_labeled_count(moons, kind):
+    """cost_scale='mean' ((1/n) Σ C'_i of Eqs. 1-2) solves (1/n)(C' + nλP'): the embedding of the
+    sum with λ·n, and eigenvalues 1/n of its."""
+    X, _, mask, y_partial = moons
+    n = int(mask.sum())
+    mean = TDL(n_components=2, lam=2.0, laplacian=kind, cost_scale="mean").fit(X, y_partial)
+    total = TDL(n_components=2, lam=2.0 * n, laplacian=kind).fit(X, y_partial)
+    np.testing.assert_allclose(mean.cost_.toarray() * n, total.cost_.toarray(), atol=1e-12)
+    np.testing.assert_allclose(mean.eigenvalues_ * n, total.eigenvalues_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(np.abs(mean.embedding_), np.abs(total.embedding_), atol=1e-7)
+    with pytest.raises(ValueError, match="cost_scale"):
+        TDL(cost_scale="median").fit(X, y_partial)
+
+
 @pytest.mark.parametrize("kind", LAPLACIANS)
 def test_tdl_with_huge_lambda_spans_the_le_subspace(moons, kind):
     X, _, _, y_partial = moons
@@ -183,17 +212,19 @@ def test_label_permutation_does_not_change_the_embedding():
     np.testing.assert_allclose(a.eigenvalues_, b.eigenvalues_, atol=1e-12)
 
 
-def test_tdl_separates_harder_moons_in_one_dimension_better_than_le():
-    """The paper's Figure 1 setting: kNN graph with exp(-d²/0.25), symmetric normalised Laplacian,
-    λ = 16, 1-D embedding, 1-NN from 5 labels per moon. The effect lives in a window of λ and width."""
+@pytest.mark.parametrize(("kind", "lam"), [("symmetric", 16.0), ("unnormalized", 1.0)])
+def test_tdl_separates_harder_moons_in_one_dimension_better_than_le(kind, lam):
+    """The paper's Figure 1 setting: kNN graph with exp(-d²/0.25), λ = 16 with the symmetric
+    normalised Laplacian (with the default unnormalized D - W the same window sits near λ = 1),
+    1-D embedding, 1-NN from 5 labels per moon. The effect lives in a window of λ and width."""
     ds = load("harder_moons")
     tdl, le = [], []
     for seed in range(6):
         mask = labeled_mask(ds.y, per_class=5, seed=seed)
         yp = partial_labels(ds.y, mask)
-        Z = TDL(n_components=1, lam=16.0, k=5, width=0.25).fit(ds.X, yp).embedding_
+        Z = TDL(n_components=1, lam=lam, k=5, width=0.25, laplacian=kind).fit(ds.X, yp).embedding_
         tdl.append(embedding_accuracy(Z, ds.y, mask))
-        Z = LaplacianEigenmaps(n_components=1, width=0.25).fit(ds.X).embedding_
+        Z = LaplacianEigenmaps(n_components=1, width=0.25, laplacian=kind).fit(ds.X).embedding_
         le.append(embedding_accuracy(Z, ds.y, mask))
     assert np.mean(tdl) > np.mean(le) + 0.07, (np.mean(tdl), np.mean(le))
     assert np.mean(np.array(tdl) >= np.array(le)) >= 5 / 6
@@ -204,14 +235,16 @@ def test_tdl_separates_harder_moons_in_one_dimension_better_than_le():
 
 def test_out_of_sample_agrees_with_transductive_embedding(moons):
     X, y, mask, y_partial = moons
-    model = TDL(n_components=2, lam=16.0, width=0.25).fit(X, y_partial)
+    model = TDL(n_components=2, lam=16.0, width=0.25, laplacian="symmetric").fit(X, y_partial)
     Z_in = model.transform(X)
     for j in range(2):
         assert np.corrcoef(Z_in[:, j], model.embedding_[:, j])[0, 1] > 0.95
     # held-out points: fit without them, map them, compare with the fit on all points
     rng = np.random.default_rng(0)
     held = (rng.random(X.shape[0]) < 0.15) & ~mask
-    part = TDL(n_components=2, lam=16.0, width=0.25).fit(X[~held], y_partial[~held])
+    part = TDL(n_components=2, lam=16.0, width=0.25, laplacian="symmetric").fit(
+        X[~held], y_partial[~held]
+    )
     Z_out = part.transform(X[held])
     assert np.corrcoef(Z_out[:, 0], model.embedding_[held, 0])[0, 1] > 0.9
     # and 1-NN labels of the mapped points agree with those of the transductive embedding

@@ -8,14 +8,31 @@ smallest eigenvalues of C' + λP' (Eq. 3, Algorithm 1):
   exist, Section 3.1), symmetrised as (C + Cᵀ)/2, which leaves Tr(CD) unchanged;
   C' = 2(diag(Ce) - C) (Proposition 3), so that yᵀC'y = Σ c_ij (y_i - y_j)².
 - penalty P' = L, the graph Laplacian of a kNN (or full) Gaussian graph (Section 3.2).
-- laplacian="unnormalized": eigenvectors of C' + λL (Eq. 3 as written), orthonormal and ⊥ e
-  (Eq. 3's constraint XᵀEX = 0).
-  laplacian="symmetric" (the paper's Section 5 setting, "the normalized Laplacian of an adjacency
-  graph is used for penalty"): eigenvectors of C' + λ L_sym, L_sym = I - D^-1/2 W D^-1/2,
+- laplacian="unnormalized" (the default): eigenvectors of C' + λL, L = D - W (Eq. 3 as written,
+  P' = L), orthonormal and ⊥ e (Eq. 3's constraint XᵀEX = 0). λ is then weighed against the heat
+  weights exp(-d²/t) themselves: where neighbours are far apart against t (UCI in [0,1] at
+  t = 0.25) L is small and λ = 1024 still leaves room for the labels; on dense 2-D data (the
+  moons, weights near 1) the same λ is a far stronger penalty.
+  laplacian="symmetric" (Section 5.1 says "the normalized Laplacian of an adjacency graph is used
+  for penalty" without saying which): eigenvectors of C' + λ L_sym, L_sym = I - D^-1/2 W D^-1/2,
   orthonormal and constrained ⊥ D^1/2 e, the null vector of L_sym (the normalised counterpart of
-  XᵀEX = 0); with C = 0 this is Laplacian Eigenmaps with L_sym exactly.
+  XᵀEX = 0); with C = 0 this is Laplacian Eigenmaps with L_sym exactly. L_sym is scale-free
+  (eigenvalues in [0, 2]), so λ weighs the cost against a penalty of fixed size.
   laplacian="random_walk": the generalized problem (C' + λL) v = μ D v of Belkin & Niyogi, solved
-  as D^-1/2 (C' + λL) D^-1/2 y = μ y, v = D^-1/2 y; D-orthonormal and D-orthogonal to e.
+  as D^-1/2 (C' + λL) D^-1/2 y = μ y, v = D^-1/2 y; D-orthonormal and D-orthogonal to e (the cost
+  is divided by the degrees, so it grows where the graph is sparse).
+- cost_scale="sum" (the default): Σ_i C'_i as in Eq. (3); cost_scale="mean": (1/n) Σ_i C'_i with
+  n the number of labeled points, as in Eqs. (1)-(2), which Eq. (3) drops (the same as λ·n).
+
+Which reading is the paper's (`metriclab.reproduce.tdl`, experiments tdl-moons / tdl-uci /
+tdl-mnist, each reading side by side; 100 splits on UCI, 30 on the moons): with the unnormalized
+Laplacian and the sum, Table 1 at λ = 1024 shows what the paper shows, TDL above LE on ionosphere
+(89.8 vs 87.8 %; paper 89.37 vs 85.01) and level elsewhere; with the symmetric Laplacian TDL is LE
+on all four sets at λ = 1024 (ionosphere 87.4 / 87.4) and no λ lifts TDL above LE on ionosphere.
+Figure 1 (λ = 16) goes the other way: the symmetric Laplacian separates the moons (83.5 vs 69.4 %
+1-NN), the unnormalized one only slightly (71.4 vs 69.8 %; its window is near λ = 1: 85.4 %). The
+1/n reading weakens the cost further in every case. No reading reproduces all three experiments
+at the paper's λ; the default is the one that reproduces the tables.
 - The trivial vector is a constraint, not a guess: the problem is solved on its orthogonal
   complement (the projected matrix P S P with the trivial vector moved to the top of the
   spectrum). Where it is an exact eigenvector (unnormalized and random_walk, since C'e = Le = 0)
@@ -31,25 +48,26 @@ eigenpairs are reported as `eigen_solver_` and `eigen_residual_`.
 Out-of-sample (`transform`): Lemma 6 / Eq. (7). f(x) = Σ_i α_i k(x_i, x) with the Gaussian kernel
 k(x, x') = exp(-||x - x'||² / kernel_width) on the training points (kernel_width defaults to the
 graph's heat width `width_`); α minimises αᵀ(K A K + λγ K)α subject to αᵀ K B K α = I and to
-orthogonality to the trivial vector, where A is the matrix whose eigenvectors `fit` returned (cost +
-λ·penalty, normalised as in fit), B its inner product (I, or D for random_walk) and γ =
-`kernel_penalty` weighs the RKHS norm ‖f‖²_H against the graph penalty. With γ → 0 and a
-full-rank K the map interpolates `embedding_` exactly at the training points (Theorem 4); γ > 0
-smooths it. Measured on the harder two moons (200 points, kNN graph t = 0.25, λ = 16, 5 labels
-per moon, 5 splits, default γ = 1e-3): `transform(X_train)` against `embedding_` has |correlation|
-0.992 / 0.998 on the two components (minimum 0.985); points held out of the fit (15 %) and mapped
-by `transform` correlate 0.99 with their place in the transductive embedding of all points, and
-their 1-D 1-NN labels agree on about 90 % of them. γ = 1e-6 interpolates the training points more
-closely (0.997) but extrapolates worse (held-out correlation 0.73); γ = 0.1 smooths more (0.98).
-See tests/test_spectral.py. The map needs the n × n kernel: up to OUT_OF_SAMPLE_MAX_POINTS.
+orthogonality to the trivial vector, where A is the matrix whose eigenvectors `fit` returned (cost
++ λ·penalty, normalised as in fit), B its inner product (I, or D for random_walk) and γ =
+`kernel_penalty` weighs the RKHS norm ‖f‖²_H against the graph penalty. With γ → 0 and a full-rank
+K the map interpolates `embedding_` exactly at the training points (Theorem 4); γ > 0 smooths it.
+Measured on the harder two moons (200 points, kNN graph t = 0.25, symmetric Laplacian, λ = 16, 5
+labels per moon, 5 splits, default γ = 1e-3): `transform(X_train)` against `embedding_` has
+|correlation| 0.992 / 0.998 on the two components (minimum 0.985); points held out of the fit (15
+%) and mapped by `transform` correlate 0.99 with their place in the transductive embedding of all
+points, and their 1-D 1-NN labels agree on about 90 % of them. γ = 1e-6 interpolates the training
+points more closely (0.997) but extrapolates worse (held-out correlation 0.73); γ = 0.1 smooths
+more (0.98). See tests/test_spectral.py. The map needs the n × n kernel: up to
+OUT_OF_SAMPLE_MAX_POINTS.
 
 Two moons: on the harder two moons (`metriclab.datasets.load('harder_moons')`, 200 points, 5
-labels per moon, 10-NN graph, symmetric Laplacian) TDL's 1-D embedding separates the moons clearly
-better than Laplacian Eigenmaps' (50 splits: 83.8 ± 6.9 % vs 70.3 ± 4.8 % 1-NN accuracy at the
-paper's t = 0.25, λ = 16). The effect lives in a window of λ: 77 % at λ = 1, 81 % at 4, 84 % at 16,
-73 % at 64, and LE's 70 % from λ = 256 on (λ → ∞ is LE); on the kNN graph the heat width matters
-little (t = 0.05-4 give 83-84 %), but the dense Gaussian graph on all pairs at t = 0.25 loses the
-effect (71.5 % vs 69.5 %). `metriclab.reproduce.tdl` (experiment "tdl-moons") runs these sweeps.
+labels per moon, 10-NN graph, t = 0.25) TDL's 1-D embedding separates the moons clearly better than
+Laplacian Eigenmaps' with laplacian="symmetric" (30 splits: 83.5 ± 7.0 % vs 69.4 ± 4.7 % 1-NN at the
+paper's λ = 16; 77 % at λ = 1, 81 % at 4, 73 % at 64, LE's 69 % from λ = 256 on: λ → ∞ is LE).
+With the default unnormalized Laplacian the same window sits near λ = 1 (85.4 % against LE's
+69.8 %; 77 % at λ = 4, 71 % at λ = 16). `metriclab.reproduce.tdl` (experiment "tdl-moons") runs
+these sweeps.
 """
 
 from __future__ import annotations
@@ -78,6 +96,7 @@ from metriclab.kernels import gaussian_kernel, squared_distances
 from metriclab.methods.registry import MethodSpec, Param
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
+COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
 OUT_OF_SAMPLE_MAX_POINTS = 4000
 SINGLE_THREAD_MAX_POINTS = 3000
 
@@ -406,7 +425,10 @@ class TDL(_GraphSpectralEmbedding):
     width : heat width t of exp(-d²/t); None = mean squared kNN distance, reported as `width_`.
     graph : "knn" (sparse) or "full" (dense Gaussian, small n).
     weights : "heat" or "binary" kNN weights.
-    laplacian : "symmetric" (paper, Section 5), "unnormalized" or "random_walk".
+    laplacian : "unnormalized" (D - W; the reading that reproduces the paper's Tables 1-2),
+        "symmetric" (I - D^-1/2 W D^-1/2; reproduces its Figure 1) or "random_walk" (see the
+        module docstring).
+    cost_scale : "sum" (Eq. 3: Σ_i C'_i) or "mean" (Eqs. 1-2: (1/n) Σ_i C'_i, n labeled points).
     eigen_solver : "auto", "dense", "arpack", "shift-invert" or "lobpcg" (`metriclab.eigen`).
     kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
     kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
@@ -426,16 +448,18 @@ class TDL(_GraphSpectralEmbedding):
         width=None,
         graph="knn",
         weights="heat",
-        laplacian="symmetric",
+        laplacian="unnormalized",
         eigen_solver="auto",
         kernel_penalty=1e-3,
         kernel_width=None,
         tol=0.0,
         random_state=0,
+        cost_scale="sum",
     ):
         self.n_components = n_components
         self.lam = lam
         self.k = k
+        self.cost_scale = cost_scale
         self.n_neighbors = n_neighbors
         self.width = width
         self.graph = graph
@@ -456,7 +480,11 @@ class TDL(_GraphSpectralEmbedding):
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
             )
-        return cost_matrix(X, y, k), lam
+        _check_choice("cost_scale", self.cost_scale, COST_SCALES)
+        C = cost_matrix(X, y, k)
+        if self.cost_scale == "mean":  # Eqs. (1)-(2): (1/n) Σ_i C_i over the n labeled points
+            C = (C / np.count_nonzero(y != -1)).tocsr()
+        return C, lam
 
 
 class LaplacianEigenmaps(_GraphSpectralEmbedding):
@@ -473,7 +501,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         width=None,
         graph="knn",
         weights="heat",
-        laplacian="symmetric",
+        laplacian="unnormalized",
         eigen_solver="auto",
         kernel_penalty=1e-3,
         kernel_width=None,
@@ -546,9 +574,11 @@ def _graph_params() -> list[Param]:
             "laplacian",
             "Laplacian",
             "choice",
-            "symmetric",
+            "unnormalized",
             choices=LAPLACIAN_KINDS,
-            help="Normalisation of the penalty: symmetric (paper), unnormalized D−W, random_walk.",
+            help="The penalty: unnormalized D−W (reproduces the paper's tables; λ is weighed "
+            "against the heat weights), symmetric I−D^-½WD^-½ (scale-free; reproduces its two "
+            "moons figure), random_walk (generalized problem with D).",
         ),
     ]
 
@@ -580,6 +610,15 @@ SPECS = [
                 help="Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
             ),
             *_graph_params(),
+            Param(
+                "cost_scale",
+                "Label cost",
+                "choice",
+                "sum",
+                choices=COST_SCALES,
+                help="sum: Σ C′ᵢ as in Eq. 3; mean: (1/n) Σ C′ᵢ over the n labeled points as in "
+                "Eqs. 1-2 (the same as λ·n).",
+            ),
         ],
         factory=TDL,
         family="spectral",
