@@ -3,7 +3,7 @@ import pytest
 from metriclab.datasets import default_preprocess
 from metriclab.preprocess import resolve_preprocess
 from metriclab.reproduce import RESULT_COLUMNS, experiments, tdl
-from metriclab.reproduce.tdl import EXPERIMENTS, TABLE1, TABLE2
+from metriclab.reproduce.tdl import EXPERIMENTS, READINGS, TABLE1, TABLE2
 
 
 def test_experiments_are_registered():
@@ -39,10 +39,21 @@ def test_moons_fast_run_shows_tdl_beating_le_in_the_window_only():
     assert list(df.columns) == list(RESULT_COLUMNS)
     assert calls and calls[-1][0] == calls[-1][1]
     paper = "two moons, knn graph, t=0.25, λ=16"
-    assert _by(df, paper, "TDL").ours_mean > _by(df, paper, "Laplacian Eigenmaps").ours_mean + 7
-    # λ → ∞ is Laplacian Eigenmaps again
+    # Figure 1 at the paper's λ: the symmetric reading separates the moons, the default one
+    # (D - W, whose weights are near 1 on the moons) has its window lower, at λ = 1
+    tdl, le = _by(df, paper, "TDL [symmetric]"), _by(df, paper, "Laplacian Eigenmaps [symmetric]")
+    assert tdl.ours_mean > le.ours_mean + 7
+    low = "two moons, knn graph, t=0.25, λ=1"
+    assert _by(df, low, "TDL").ours_mean > _by(df, low, "Laplacian Eigenmaps").ours_mean + 7
+    # λ → ∞ is Laplacian Eigenmaps again, in every reading
     big = "two moons, knn graph, t=0.25, λ=1024"
-    assert abs(_by(df, big, "TDL").ours_mean - _by(df, big, "Laplacian Eigenmaps").ours_mean) < 3
+    for reading in ("", " [symmetric]", " [random_walk]"):
+        tdl, le = _by(df, big, f"TDL{reading}"), _by(df, big, f"Laplacian Eigenmaps{reading}")
+        assert abs(tdl.ours_mean - le.ours_mean) < 3
+    # every reading is in the table at the paper's setting
+    assert {f"TDL [{r}]" for r in READINGS if r != "unnormalized"} <= set(
+        df[df.setting == paper].method
+    )
 
 
 @pytest.mark.parametrize("index", [1, 2])
@@ -60,7 +71,16 @@ def test_uci_and_mnist_fast_runs_report_paper_and_ours(index):
 
 @pytest.mark.slow
 def test_uci_full_run_is_close_to_table1():
+    """Slow: 20 splits. Breast cancer and sonar within 5 points of the paper; on ionosphere the
+    default reading puts TDL above LE, as the paper's Table 1 does (measured over 100 splits:
+    89.8 vs 87.8; paper 89.37 vs 85.01), while the symmetric reading makes TDL equal to LE."""
     df = EXPERIMENTS[1].run(fast=False, n_splits=20, seed=0, progress=None)
     for setting in ("breast cancer", "sonar"):
         row = _by(df, setting, "Laplacian Eigenmaps")
         assert abs(row.ours_mean - row.paper) < 5
+    assert (
+        _by(df, "ionosphere", "TDL").ours_mean
+        > _by(df, "ionosphere", "Laplacian Eigenmaps").ours_mean + 1
+    )
+    sym = _by(df, "ionosphere", "TDL [symmetric]").ours_mean
+    assert abs(sym - _by(df, "ionosphere", "Laplacian Eigenmaps [symmetric]").ours_mean) < 0.5
