@@ -392,3 +392,19 @@ def test_auto_solver_past_the_dense_limit_matches_dense():
     le = LaplacianEigenmaps(n_components=4).fit(X)
     le_dense = LaplacianEigenmaps(n_components=4, eigen_solver="dense").fit(X)
     np.testing.assert_allclose(le.eigenvalues_, le_dense.eigenvalues_, rtol=1e-7, atol=1e-10)
+
+
+def test_a_precomputed_graph_gives_the_same_embedding_and_a_wrong_one_is_refused(moons):
+    """fit(X, y, graph=build_graph(X, ...)) reuses the graph across splits (the MNIST run)."""
+    from metriclab.graphs import build_graph
+
+    X, _, _, y_partial = moons
+    graph = build_graph(X, n_neighbors=10, width=0.25)
+    a = TDL(n_components=2, width=0.25).fit(X, y_partial)
+    b = TDL(n_components=2, width=0.25).fit(X, y_partial, graph=graph)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, atol=1e-12)
+    assert b.width_ == 0.25
+    le = LaplacianEigenmaps(n_components=2, width=0.25)
+    np.testing.assert_allclose(le.fit(X).embedding_, le.fit(X, graph=graph).embedding_, atol=1e-12)
+    with pytest.raises(ValueError, match="graph must be"):
+        TDL().fit(X[:50], y_partial[:50], graph=graph)

@@ -290,21 +290,20 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             _check_nonnegative("kernel_width", self.kernel_width)
         return X, y
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, graph=None):
+        """Embed X (y: labels, -1 = unlabeled). `graph`: an optional (W, width) pair from
+        `metriclab.graphs.build_graph` on this X with this model's graph parameters, reused by
+        fits that differ only in the labels or λ (the splits of a reproduction)."""
         X, y = self._validate_common(X, y)
+        if graph is not None and getattr(graph[0], "shape", None) != (X.shape[0], X.shape[0]):
+            raise ValueError(f"graph must be a ({X.shape[0]} × {X.shape[0]}) affinity and a width")
         # small problems: one thread (BLAS/OpenMP thread start-up costs more than the work)
         with threadpool_limits(1 if X.shape[0] <= SINGLE_THREAD_MAX_POINTS else None):
-            return self._fit(X, y)
+            return self._fit(X, y, graph)
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, graph=None):
         clock = time.perf_counter()
-        W, self.width_ = build_graph(
-            X,
-            graph=self.graph,
-            n_neighbors=self.n_neighbors,
-            weights=self.weights,
-            width=self.width,
-        )
+        W, self.width_ = graph if graph is not None else self._graph(X)
         t_graph = time.perf_counter()
         with threadpool_limits(1):  # many small products: threads only add start-up and contention
             C, lam = self._cost_and_lam(X, y)
@@ -339,6 +338,16 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         self._trivial = trivial
         self._out_of_sample = None
         return self
+
+    def _graph(self, X):
+        """(W, width) of the model's graph parameters on X (`metriclab.graphs.build_graph`)."""
+        return build_graph(
+            X,
+            graph=self.graph,
+            n_neighbors=self.n_neighbors,
+            weights=self.weights,
+            width=self.width,
+        )
 
     def fit_transform(self, X, y=None, **fit_params):
         return self.fit(X, y).embedding_
@@ -520,8 +529,8 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        return super().fit(X, None)
+    def fit(self, X, y=None, graph=None):
+        return super().fit(X, None, graph)
 
     def _cost_and_lam(self, X, y):
         return sp.csr_matrix((X.shape[0], X.shape[0])), 1.0

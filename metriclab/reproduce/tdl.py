@@ -32,6 +32,7 @@ import pandas as pd
 
 from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
+from metriclab.graphs import build_graph
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps
 from metriclab.preprocess import scale_features
 from metriclab.reproduce import RESULT_COLUMNS, Experiment
@@ -138,12 +139,12 @@ def method_name(method: str, reading: str) -> str:
     return method if reading == DEFAULT_READING else f"{method} [{reading}]"
 
 
-def tdl_embedding(X, y_partial, reading: str, **params) -> np.ndarray:
-    return TDL(**READINGS[reading], **params).fit(X, y_partial).embedding_
+def tdl_embedding(X, y_partial, reading: str, graph=None, **params) -> np.ndarray:
+    return TDL(**READINGS[reading], **params).fit(X, y_partial, graph=graph).embedding_
 
 
-def le_embedding(X, laplacian: str, **params) -> np.ndarray:
-    return LaplacianEigenmaps(laplacian=laplacian, **params).fit(X).embedding_
+def le_embedding(X, laplacian: str, graph=None, **params) -> np.ndarray:
+    return LaplacianEigenmaps(laplacian=laplacian, **params).fit(X, graph=graph).embedding_
 
 
 # ---- Section 5.1: two moons --------------------------------------------------------------------
@@ -278,12 +279,14 @@ def run_mnist(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
     )
     scores: dict[str, list[float]] = {}
     steps, done = n_splits * len(MNIST_READINGS), 0
+    graph = build_graph(X, n_neighbors=MNIST["n_neighbors"])  # the same for every fit
     for reading in MNIST_READINGS:
-        le = le_embedding(X, READINGS[reading]["laplacian"], **common)  # no labels: once
+        le = le_embedding(X, READINGS[reading]["laplacian"], graph, **common)  # no labels: once
         for split in range(n_splits):
             mask = labeled_mask(y, fraction=MNIST["fraction"], seed=seed + split)
+            y_partial = partial_labels(y, mask)
             Z = tdl_embedding(
-                X, partial_labels(y, mask), reading, lam=MNIST["lam"], k=MNIST["k"], **common
+                X, y_partial, reading, graph, lam=MNIST["lam"], k=MNIST["k"], **common
             )
             for method, emb in (("TDL", Z), ("Laplacian Eigenmaps", le)):
                 scores.setdefault(method_name(method, reading), []).append(
