@@ -4,6 +4,8 @@ ours. (The full runs are `-m slow`; their committed outputs live in docs/reprodu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -53,3 +55,31 @@ def test_each_output_has_paper_and_ours_filled(fast_outputs, name):
     assert (table["method"].astype(str).str.len() > 0).all()
     assert (table["protocol"].astype(str).str.len() > 0).all()
     assert "| setting | method | metric | paper | ours (mean ± std) |" in md
+
+
+COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_committed_table_has_the_columns_and_rows_the_current_code_writes(fast_outputs, name):
+    """A stale table fails here: every experiment has a committed full-mode table in
+    docs/reproduction/ (regenerate with `python -m metriclab reproduce all --out
+    docs/reproduction`), with the columns the current code writes and every (setting, method) row
+    of the current code's fast run (whose settings are a subset of the full run's)."""
+    out, _ = fast_outputs
+    assert (COMMITTED / f"{name}.csv").exists(), f"no committed table for {name}"
+    committed = pd.read_csv(COMMITTED / f"{name}.csv")
+    current = pd.read_csv(out / f"{name}.csv")
+    assert list(committed.columns) == list(current.columns)
+    rows = set(zip(committed["setting"], committed["method"], strict=True))
+    missing = set(zip(current["setting"], current["method"], strict=True)) - rows
+    assert not missing, f"{name}.csv lacks rows the current code writes: {sorted(missing)[:5]}"
+    header = (COMMITTED / f"{name}.md").read_text(encoding="utf-8").splitlines()[:6]
+    assert any(line.startswith("- mode: full") for line in header), header
+
+
+def test_every_committed_table_belongs_to_an_experiment():
+    stems = {p.stem for p in COMMITTED.glob("*.csv")} | {
+        p.stem for p in COMMITTED.glob("*.md") if p.stem != "README"
+    }
+    assert stems == set(EXPERIMENTS)
