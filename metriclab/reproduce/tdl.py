@@ -153,12 +153,15 @@ def method_name(method: str, reading: str) -> str:
     return method if reading == DEFAULT_READING else f"{method} [{reading}]"
 
 
-def tdl_embedding(X, y_partial, reading: str, graph=None, **params) -> np.ndarray:
-    return TDL(**READINGS[reading], **params).fit(X, y_partial, graph=graph).embedding_
+def tdl_embedding(X, y_partial, reading: str, precomputed=None, **params) -> np.ndarray:
+    """TDL's embedding in one reading; `precomputed`: a (W, width) graph to reuse."""
+    model = TDL(**READINGS[reading], **params)
+    return model.fit(X, y_partial, graph=precomputed).embedding_
 
 
-def le_embedding(X, laplacian: str, graph=None, **params) -> np.ndarray:
-    return LaplacianEigenmaps(laplacian=laplacian, **params).fit(X, graph=graph).embedding_
+def le_embedding(X, laplacian: str, precomputed=None, **params) -> np.ndarray:
+    model = LaplacianEigenmaps(laplacian=laplacian, **params)
+    return model.fit(X, graph=precomputed).embedding_
 
 
 # ---- Section 5.1: two moons --------------------------------------------------------------------
