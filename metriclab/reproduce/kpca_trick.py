@@ -159,14 +159,14 @@ def dne_dimension(eigenvalues: np.ndarray) -> int:
 KDNE_DIMENSIONS = (1, 2, 3, 5, 10, 20, None)
 
 
-def _embeddings(learner: str, model, Z_train, Z_test, learned, dimension=None):
-    """Training / test points in the learned space. DNE keeps `dimension` directions, or its
-    negative-eigenvalue directions when `dimension` is None."""
-    A, B = model.transform(Z_train), model.transform(Z_test)
-    if learner == "dne":
-        m = dimension or dne_dimension(getattr(learned, "all_eigenvalues_", learned.eigenvalues_))
-        A, B = A[:, :m], B[:, :m]
-    return A, B
+def _output_dimension(learner: str, learned, dimension, available: int) -> int:
+    """Directions kept: all for NCA / LMNN; for DNE `dimension`, or its negative-eigenvalue
+    directions when `dimension` is None."""
+    if learner != "dne":
+        return available
+    if dimension is None:
+        return dne_dimension(getattr(learned, "all_eigenvalues_", learned.eigenvalues_))
+    return dimension
 
 
 def variant_accuracies(
@@ -194,10 +194,11 @@ def variant_accuracies(
             kpca_components=kpca_components,
         ).fit(X_train, y_train)
         learned = model.learner_
+    A, B = model.transform(X_train), model.transform(X_test)
     out = {}
     for dimension in dimensions:
-        A, B = _embeddings(learner, model, X_train, X_test, learned, dimension)
-        out[dimension] = knn_accuracy(A, y_train, B, y_test)
+        m = _output_dimension(learner, learned, dimension, A.shape[1])
+        out[dimension] = knn_accuracy(A[:, :m], y_train, B[:, :m], y_test)
     return out
 
 
