@@ -28,7 +28,8 @@ Which reading is the paper's (`metriclab.reproduce.tdl`, experiments tdl-moons /
 tdl-mnist, each reading side by side; 100 splits on UCI, 30 on the moons): with the unnormalized
 Laplacian and the sum, Table 1 at λ = 1024 shows what the paper shows, TDL above LE on ionosphere
 (89.8 vs 87.8 %; paper 89.37 vs 85.01), level on breast cancer and wine, 1.6 below on sonar;
-with the symmetric Laplacian TDL is LE on all four sets at λ = 1024 (ionosphere 87.4 / 87.4) and no λ lifts TDL above LE on ionosphere.
+with the symmetric Laplacian TDL is LE on all four sets at λ = 1024 (ionosphere 87.4 / 87.4)
+and no λ lifts TDL above LE on ionosphere.
 Figure 1 (λ = 16) goes the other way: the symmetric Laplacian separates the moons (83.5 vs 69.4 %
 1-NN), the unnormalized one only slightly (71.4 vs 69.8 %; its window is near λ = 1: 85.4 %). The
 1/n reading weakens the cost further in every case. No reading reproduces all three experiments
