@@ -217,7 +217,7 @@ def cmd_data(args) -> int:
     if args.action == "list":
         from metriclab.datasets import entry, names
 
-        for name in names():
+        for name in names(include_unlisted=True):
             print(f"{name:20s} {entry(name).kind:10s} {entry(name).summary}")
         return 0
     from metriclab.datasets.build import main as build_main

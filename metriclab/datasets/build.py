@@ -43,6 +43,7 @@ class Built:
     summary: str
     image_shape: tuple[int, int] | None = None
     test_mask: np.ndarray | None = None
+    listed: bool = True  # False: not in the app's data-set lists (too large), loadable by name
 
 
 # ---------------------------------------------------------------- writing
@@ -124,6 +125,8 @@ def write_dataset(ds: Built, out_dir: Path) -> dict:
         meta["image_shape"] = [int(s) for s in ds.image_shape]
     if ds.test_mask is not None:
         meta["n_test"] = int(np.sum(ds.test_mask))
+    if not ds.listed:
+        meta["listed"] = False
     return meta
 
 
@@ -575,6 +578,7 @@ def build_mnist(tmp: Path) -> Built:
         "MNIST digits 28×28: 70000×784, 10 classes",
         image_shape=(28, 28),
         test_mask=np.arange(70000) >= 60000,
+        listed=False,  # 440 MB as float64: for the reproductions, not the app's lists
     )
 
 

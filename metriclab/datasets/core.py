@@ -60,6 +60,7 @@ class DatasetEntry:
     loader: Callable[..., Dataset]
     summary: str = ""
     params: tuple = ()  # metriclab.methods.registry.Param specs for synthetic generators
+    listed: bool = True  # False: loadable by name, but not offered by names() (the app's lists)
 
 
 _ENTRIES: dict[str, DatasetEntry] = {}
@@ -103,13 +104,19 @@ def _register_shipped() -> None:
                 kind="file",
                 loader=lambda name=name: load_shipped(name),
                 summary=meta.get("summary", meta.get("description", "")[:80]),
+                listed=meta.get("listed", True),
             )
         )
 
 
-def names(kind: str | None = None) -> list[str]:
-    """Names of all registered data sets (optionally only 'file' or 'synthetic' ones)."""
-    return [n for n, e in _ENTRIES.items() if kind is None or e.kind == kind]
+def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
+    """Names of the registered data sets (optionally only 'file' or 'synthetic' ones). Unlisted
+    ones (the full MNIST: 440 MB as float64, for the reproductions) only on request."""
+    return [
+        n
+        for n, e in _ENTRIES.items()
+        if (kind is None or e.kind == kind) and (e.listed or include_unlisted)
+    ]
 
 
 def entry(name: str) -> DatasetEntry:
