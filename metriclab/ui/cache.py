@@ -309,20 +309,36 @@ def split(
     return compute.split_mask(ds.y, mode, value, seed)
 
 
-def _fit(name, params, max_points, method, method_params, mode, value, seed, preprocess, extras):
+def fit_uncached(
+    name,
+    params,
+    max_points,
+    method,
+    method_params,
+    mode,
+    value,
+    seed,
+    preprocess,
+    extras,
+    progress=None,
+):
+    """`method` on the data set and split given by the keys, not memoised (the caches below and
+    ui.runs' image-method memo call it); `progress` receives the fit's stages."""
     ds, _ = view_data(name, params, max_points)
     mask = split(name, params, max_points, mode, value, seed)
-    return compute.fit_view(ds, REGISTRY[method], dict(method_params), mask, extras, preprocess)
+    return compute.fit_view(
+        ds, REGISTRY[method], dict(method_params), mask, extras, preprocess, progress=progress
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=FIT_ENTRIES)
 def _fit_embedding(*args) -> compute.ViewResult:
-    return _fit(*args, extras=False)
+    return fit_uncached(*args, extras=False)
 
 
 @st.cache_data(show_spinner=False, max_entries=EXTRAS_ENTRIES)
 def _fit_with_extras(*args) -> compute.ViewResult:
-    return _fit(*args, extras=True)
+    return fit_uncached(*args, extras=True)
 
 
 def fit(

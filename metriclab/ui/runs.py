@@ -83,14 +83,20 @@ def _image_fit(
 ):
     """One image method on one split (the slow ones: tangent distances over every test image),
     reporting its stages to `progress`."""
-    from metriclab.methods import REGISTRY
-    from metriclab.ui import cache, compute
+    from metriclab.ui import cache
 
-    ds, _ = cache.view_data(name, params, max_points)
-    mask = cache.split(name, params, max_points, mode, value, seed)
-    spec = REGISTRY[method]
-    return compute.fit_view(
-        ds, spec, dict(method_params), mask, False, preprocess, progress=progress
+    return cache.fit_uncached(
+        name,
+        params,
+        max_points,
+        method,
+        method_params,
+        mode,
+        value,
+        seed,
+        preprocess,
+        False,
+        progress=progress,
     )
 
 
