@@ -17,6 +17,7 @@ from metriclab.datasets import Dataset, load, names
 from metriclab.evaluation import (
     classifier_accuracy,
     compare,
+    fit_split,
     knn_accuracy,
     nearest_mean_accuracy,
     parse_classifier,
@@ -466,3 +467,54 @@ def test_code_version_follows_the_method_module_and_its_metriclab_imports(monkey
         monkeypatch.undo()
         cache_module.module_digest.cache_clear()
     assert cache_module.code_version("metriclab.methods.baselines") == before
+
+
+# ----------------------------------------------------------------------------- fit_split
+
+
+def test_fit_split_puts_the_embedding_back_in_the_data_order():
+    ds = iris()
+    (_, mask), *_ = splits(ds.y, 1, n_train=30, seed=0)
+    for protocol in ("transductive", "inductive"):
+        fitted = fit_split(REGISTRY["euclidean"], {}, ds.X, ds.y, mask, protocol)
+        np.testing.assert_array_equal(fitted.Z_train, ds.X[mask])
+        np.testing.assert_array_equal(fitted.Z_test, ds.X[~mask])
+        np.testing.assert_array_equal(fitted.embedding(), ds.X)
+        expected = knn_accuracy(ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask])
+        assert fitted.accuracy() == expected
+
+
+def test_fit_split_resolves_the_protocol_and_refuses_a_map_the_method_lacks():
+    ds = load("two_moons", n_samples=80)
+    (_, mask), *_ = splits(ds.y, 1, fraction=0.2, seed=0)
+    assert fit_split(REGISTRY["le"], {}, ds.X, ds.y, mask).protocol == "transductive"
+    assert fit_split(REGISTRY["nca"], {}, ds.X, ds.y, mask).protocol == "inductive"
+    no_map = [s for s in REGISTRY.values() if s.transductive and not s.out_of_sample]
+    for spec in no_map:
+        with pytest.raises(ValueError, match="no out-of-sample map"):
+            fit_split(spec, {}, ds.X, ds.y, mask, "inductive")
+    with pytest.raises(ValueError, match="protocol must be"):
+        fit_split(REGISTRY["nca"], {}, ds.X, ds.y, mask, "both")
+
+
+def test_fit_split_of_a_classifier_predicts_the_held_out_points():
+    ds = load("digits")
+    X, y = ds.X[:300], ds.y[:300]
+    (_, mask), *_ = splits(y, 1, n_train=100, seed=0)
+    heard = []
+    fitted = fit_split(
+        REGISTRY["tangent_knn"],
+        {},
+        X,
+        y,
+        mask,
+        image_shape=ds.image_shape,
+        progress=lambda *a: heard.append(a),
+    )
+    assert fitted.Z_train is None and fitted.embedding() is None
+    assert fitted.predictions.shape == (int((~mask).sum()),)
+    assert fitted.accuracy() == np.mean(fitted.predictions == y[~mask])
+    assert fitted.accuracy() > 0.8
+    assert heard[0] == (0, int((~mask).sum()), "fitting on 100 labeled points")
+    with pytest.raises(ValueError, match="needs image data; moons is not an image data set"):
+        fit_split(REGISTRY["tangent_knn"], {}, X, y, mask, data_name="moons")

@@ -13,9 +13,8 @@ from metriclab.__main__ import main
 from metriclab.datasets import Dataset, default_preprocess, default_scaling, load, names
 from metriclab.evaluation import (
     compare,
-    embed,
-    embed_split,
     evaluate_split,
+    fit_split,
     knn_accuracy,
     splits,
     summarize,
@@ -192,10 +191,9 @@ def test_changing_test_points_does_not_change_the_training_embedding():
     X_moved[~mask] = X_moved[~mask] * 50.0 + 1000.0  # the test points move far away
     for method in ("euclidean", "nca"):
         spec = REGISTRY[method]
-        Z_train, Z_test = embed_split(spec, spec.make(), ds.X, ds.y, mask, "inductive", "minmax")
-        Z_train2, Z_test2 = embed_split(
-            spec, spec.make(), X_moved, ds.y, mask, "inductive", "minmax"
-        )
+        a = fit_split(spec, {}, ds.X, ds.y, mask, "inductive", preprocess="minmax")
+        b = fit_split(spec, {}, X_moved, ds.y, mask, "inductive", preprocess="minmax")
+        Z_train, Z_test, Z_train2, Z_test2 = a.Z_train, a.Z_test, b.Z_train, b.Z_test
         np.testing.assert_allclose(Z_train2, Z_train, rtol=1e-10, atol=1e-10)
         assert not np.allclose(Z_test2, Z_test)
 
@@ -242,11 +240,12 @@ def test_euclidean_baseline_does_not_depend_on_the_protocol():
     np.testing.assert_array_equal(a["accuracy"], b["accuracy"])
 
 
-def test_embed_scales_like_the_page_expects():
-    """embed (the pages' fit) with standardise equals the method fitted on scaled features."""
+def test_fit_split_scales_like_the_page_expects():
+    """fit_split under the pages' (transductive) protocol with standardise equals the method
+    fitted on scaled features."""
     ds, mask = _wine_split()
     spec = REGISTRY["nca"]
-    Z = embed(spec, spec.make(), ds.X, ds.y, mask, "standardise")
+    Z = fit_split(spec, {}, ds.X, ds.y, mask, "transductive", preprocess="standardise").embedding()
     X_scaled = StandardScaler().fit(ds.X[mask]).transform(ds.X)
     expected = spec.make().fit(X_scaled[mask], ds.y[mask]).transform(X_scaled)
     np.testing.assert_allclose(Z, expected, rtol=1e-8, atol=1e-8)
@@ -257,9 +256,9 @@ def test_auto_width_is_computed_after_scaling():
     the [0, 1] features directly, and thousands of times smaller than on raw wine."""
     ds, mask = _wine_split()
     spec = REGISTRY["tdl"]
-    scaled, raw, direct = spec.make(), spec.make(), spec.make()
-    embed(spec, scaled, ds.X, ds.y, mask, "minmax")
-    embed(spec, raw, ds.X, ds.y, mask, "none")
+    scaled = fit_split(spec, {}, ds.X, ds.y, mask, preprocess="minmax").estimator
+    raw = fit_split(spec, {}, ds.X, ds.y, mask, preprocess="none").estimator
+    direct = spec.make()
     direct.fit(MinMaxScaler().fit_transform(ds.X), np.where(mask, ds.y, -1))
     assert scaled.width_ == pytest.approx(direct.width_, rel=1e-12)
     assert raw.width_ > 1000 * scaled.width_

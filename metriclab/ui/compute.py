@@ -3,8 +3,6 @@ and the same over a parameter grid (λ scrub frames, window map). Wrapped in cac
 
 from __future__ import annotations
 
-import inspect
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from metriclab.datasets import Dataset
-from metriclab.evaluation import embed, embedding_accuracy, labeled_mask
-from metriclab.preprocess import scale_features
+from metriclab.evaluation import estimator_params, fit_split, labeled_mask
 
 # Learned state shown on the pages when an estimator has it.
 EXTRA_ATTRIBUTES = (
@@ -138,15 +135,7 @@ def split_mask(y: np.ndarray, mode: str, value: float, seed: int = 0) -> np.ndar
 
 def method_kwargs(spec, ds: Dataset, params: dict[str, Any]) -> dict[str, Any]:
     """Parameters for `spec.make`, with the image shape added for image methods."""
-    kwargs = dict(params)
-    if spec.input == "image":
-        if ds.image_shape is None:
-            raise ValueError(
-                f"this method works on images; {ds.name} is not an image data set (choose usps, "
-                "digits or mnist_5000)"
-            )
-        kwargs["image_shape"] = tuple(ds.image_shape)
-    return kwargs
+    return estimator_params(spec, params, ds.image_shape, ds.name)
 
 
 def _extras(estimator) -> dict[str, Any]:
@@ -167,50 +156,50 @@ def fit_view(
     preprocess: str = "none",
     progress=None,
 ) -> ViewResult:
-    """Fit `spec` with `params` on `ds` under the method's protocol and score 1-NN on unlabeled points.
+    """Fit `spec` with `params` on `ds` and score 1-NN on the unlabeled points: `fit_split` under the
+    transductive protocol, since the pages show every point's embedding.
     `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show.
     `preprocess` scales the features first (fitted on the points the method is fitted on).
     `progress(done, total, message)` hears the stages of a classifier: the fit, then each block
     of predicted points (when its predict reports them, as the tangent-distance ones do)."""
-    mask = np.asarray(mask, dtype=bool)
-    estimator = spec.make(**method_kwargs(spec, ds, params))
-    start = time.perf_counter()
-    if spec.output == "classifier":
-        X = scale_features(preprocess, ds.X, mask)
-        n_test = int((~mask).sum())
-        if progress is not None:
-            progress(0, n_test, f"fitting on {int(mask.sum())} labeled points")
-        estimator.fit(X[mask], ds.y[mask])
+    fitted = fit_split(
+        spec,
+        params,
+        ds.X,
+        ds.y,
+        mask,
+        "transductive",  # the pages show every point's embedding
+        preprocess=preprocess,
+        image_shape=ds.image_shape,
+        data_name=ds.name,
+        progress=progress,
+    )
+    mask = fitted.mask
+    if fitted.predictions is not None:
         predictions = ds.y.copy()
-        if progress is not None and "progress" in inspect.signature(estimator.predict).parameters:
-            predictions[~mask] = estimator.predict(X[~mask], progress=progress)
-        else:
-            predictions[~mask] = estimator.predict(X[~mask])
-        elapsed = time.perf_counter() - start
-        accuracy = float(np.mean(predictions[~mask] == ds.y[~mask]))
+        predictions[~mask] = fitted.predictions
         return ViewResult(
             spec.key,
             mask,
-            accuracy,
+            fitted.accuracy(),
             predictions=predictions,
-            fit_time=elapsed,
-            extras=_extras(estimator),
+            fit_time=fitted.fit_time_s,
+            extras=_extras(fitted.estimator),
         )
-    Z = np.asarray(embed(spec, estimator, ds.X, ds.y, mask, preprocess), dtype=np.float64)
-    elapsed = time.perf_counter() - start
+    Z = np.asarray(fitted.embedding(), dtype=np.float64)
     if Z.ndim == 1:
         Z = Z[:, None]
     if not np.all(np.isfinite(Z)):
         raise ValueError(f"{spec.label} produced non-finite coordinates; try other parameters")
-    eigenvalues = getattr(estimator, "eigenvalues_", None)
+    eigenvalues = getattr(fitted.estimator, "eigenvalues_", None)
     return ViewResult(
         spec.key,
         mask,
-        embedding_accuracy(Z, ds.y, mask),
+        fitted.accuracy(),
         Z=Z,
         eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues, dtype=np.float64),
-        fit_time=elapsed,
-        extras=_extras(estimator) if extras else {},
+        fit_time=fitted.fit_time_s,
+        extras=_extras(fitted.estimator) if extras else {},
     )
 
 
