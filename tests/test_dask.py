@@ -56,6 +56,6 @@ def test_process_local_cluster_with_a_client_equals_serial(serial):
 
 
 def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("metriclab.evaluation.DASK_CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr("metriclab.evaluation.parallel.DASK_CONNECT_TIMEOUT_S", 1)
     with pytest.raises(ValueError, match="Dask scheduler"):
         compare("two_moons", ["pca"], n_splits=1, fraction=0.2, scheduler="tcp://127.0.0.1:9")

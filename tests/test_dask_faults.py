@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import metriclab.evaluation as evaluation
+import metriclab.evaluation.engine as engine
+import metriclab.evaluation.parallel as parallel
 from metriclab.cache import ResultCache
 from metriclab.evaluation import compare
 
@@ -49,13 +50,13 @@ def interrupt_after(k: int):
 
 def count_evaluations(monkeypatch) -> list:
     calls = []
-    real = evaluation.evaluate_split
+    real = engine.evaluate_split
 
     def counting(*args):
         calls.append(args[0].key)
         return real(*args)
 
-    monkeypatch.setattr(evaluation, "evaluate_split", counting)
+    monkeypatch.setattr(engine, "evaluate_split", counting)
     return calls
 
 
@@ -119,7 +120,7 @@ def test_a_cluster_that_gives_up_is_resubmitted_only_the_unfinished_splits(
     monkeypatch.setattr(
         joblib, "parallel_config", lambda **kw: __import__("contextlib").nullcontext()
     )
-    monkeypatch.setattr(evaluation, "_client_for", lambda scheduler: (scheduler, False))
+    monkeypatch.setattr(parallel, "client_for", lambda scheduler: (scheduler, False))
     with pytest.warns(RuntimeWarning, match="resubmitting the 7 unfinished"):
         out = compare("wine", METHODS, **RUN, scheduler="tcp://cluster:8786")
     assert rounds == [5, 7]
@@ -142,7 +143,7 @@ def test_a_cluster_that_keeps_failing_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(
         joblib, "parallel_config", lambda **kw: __import__("contextlib").nullcontext()
     )
-    monkeypatch.setattr(evaluation, "_client_for", lambda scheduler: (scheduler, False))
+    monkeypatch.setattr(parallel, "client_for", lambda scheduler: (scheduler, False))
     with pytest.warns(RuntimeWarning), pytest.raises(ValueError, match="kept failing"):
         compare("wine", METHODS, **RUN, scheduler="tcp://cluster:8786")
 

@@ -287,10 +287,9 @@ def split_scores(X, y, train_mask, learners, variants, seed, settings: Settings)
 
 def _n_jobs(fast: bool) -> int:
     """Workers for the splits: the runner's --jobs (run_defaults), else 2 (1 in fast mode)."""
-    from metriclab import evaluation
+    from metriclab.evaluation import current_run_defaults
 
-    defaults = getattr(evaluation, "_RUN_DEFAULTS", None)
-    values = defaults.get() if defaults is not None else None
+    values = current_run_defaults()
     if values and values.get("n_jobs"):
         return int(values["n_jobs"])
     return 1 if fast else 2

@@ -1,0 +1,68 @@
+"""Evaluation: seeded splits, one way to fit a method on a split, classifiers in an embedding, and
+the repeated-split engine `compare` with its `summarize`.
+
+- `splitting`: which points are labeled in each seeded split (`labeled_mask`, `splits`, ...).
+- `fitting`: `fit_split`, the one way to fit a method on a split under a protocol.
+- `scoring`: 1-NN / k-NN / nearest-mean accuracy in an embedding.
+- `engine`: `compare`, one row per data set × method × split, cached and run in parallel
+  (`parallel`: joblib or a Dask cluster).
+- `summary`: `summarize` and the paired test against the Euclidean baseline.
+"""
+
+from metriclab.evaluation.engine import (
+    RECORDED_ERRORS,
+    RESULT_FIELDS,
+    compare,
+    current_run_defaults,
+    evaluate_split,
+    parse_method,
+    run_defaults,
+)
+from metriclab.evaluation.fitting import SplitFit, estimator_params, fit_split, resolve_protocol
+from metriclab.evaluation.scoring import (
+    classifier_accuracy,
+    embedding_accuracy,
+    knn_accuracy,
+    nearest_mean_accuracy,
+    parse_classifier,
+)
+from metriclab.evaluation.splitting import (
+    UNLABELED,
+    labeled_mask,
+    partial_labels,
+    split_seed,
+    splits,
+    stratified_counts,
+    stratified_mask,
+)
+from metriclab.evaluation.summary import SUMMARY_GROUP, method_label, paired_test, summarize
+
+__all__ = [
+    "RECORDED_ERRORS",
+    "RESULT_FIELDS",
+    "SUMMARY_GROUP",
+    "UNLABELED",
+    "SplitFit",
+    "classifier_accuracy",
+    "compare",
+    "current_run_defaults",
+    "embedding_accuracy",
+    "estimator_params",
+    "evaluate_split",
+    "fit_split",
+    "knn_accuracy",
+    "labeled_mask",
+    "method_label",
+    "nearest_mean_accuracy",
+    "paired_test",
+    "parse_classifier",
+    "parse_method",
+    "partial_labels",
+    "resolve_protocol",
+    "run_defaults",
+    "split_seed",
+    "splits",
+    "stratified_counts",
+    "stratified_mask",
+    "summarize",
+]

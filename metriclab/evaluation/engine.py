@@ -1,0 +1,422 @@
+"""The repeated-split engine `compare`: every accuracy the app and the command line show.
+
+For each data set, method and seeded stratified split it fits the method under its protocol
+(`fit_split`), scores the held-out points with a classifier in the embedding (1-NN, k-NN or nearest
+mean; a classifier method uses its own `predict`), and reports one tidy row. The Euclidean
+input-space baseline is always run on the same splits, so `summarize` can report paired
+differences. Splits run in parallel with joblib (loky), or on a Dask cluster (`parallel`), and
+finished splits are cached on disk as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from metriclab.evaluation.fitting import fit_split, resolve_protocol
+from metriclab.evaluation.parallel import run_splits
+from metriclab.evaluation.scoring import parse_classifier
+from metriclab.evaluation.splitting import splits
+from metriclab.evaluation.summary import method_label
+from metriclab.preprocess import resolve_preprocess
+
+# Failures recorded in the results instead of stopping the run: bad parameters or data
+# (ValueError, which includes numpy's LinAlgError), non-convergence and numerical trouble.
+RECORDED_ERRORS = (ValueError, ArithmeticError, RuntimeError)
+
+
+def evaluate_split(
+    spec,
+    params: dict,
+    X,
+    y,
+    mask,
+    protocol: str,
+    classifier: str,
+    image_shape=None,
+    preprocess: str = "none",
+):
+    """Fit one method on one split and score the held-out points: a dict of results.
+
+    `preprocess` scales the features first, fitted on the points the method is fitted on.
+    `fit_time_s` is the time to scale, build, fit and map (or predict); scoring is not included.
+    A failure in RECORDED_ERRORS is returned as `status` (the message) with accuracy NaN.
+    """
+    out = {"accuracy": math.nan, "fit_time_s": math.nan, "status": "ok"}
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=UserWarning)
+            fitted = fit_split(
+                spec, params, X, y, mask, protocol, preprocess=preprocess, image_shape=image_shape
+            )
+            out["fit_time_s"] = fitted.fit_time_s
+            out["accuracy"] = fitted.accuracy(classifier)
+    except RECORDED_ERRORS as exc:
+        message = str(exc) or type(exc).__name__
+        if not isinstance(exc, ValueError):
+            message = f"{type(exc).__name__}: {message}"
+        out["status"] = message
+        out["accuracy"] = math.nan
+        out["fit_time_s"] = time.perf_counter() - start
+    return out
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+RESULT_FIELDS = (
+    "dataset",
+    "method",
+    "label",
+    "params",
+    "split",
+    "seed",
+    "protocol",
+    "classifier",
+    "preprocess",
+    "accuracy",
+    "error_pct",
+    "fit_time_s",
+    "n_labeled",
+    "n_scored",
+    "status",
+    "cached",
+)
+
+
+@dataclass
+class _Job:
+    index: int
+    dataset_index: int
+    method_index: int
+    split: int
+    seed: int
+    protocol: str
+    preprocess: str
+    cache_key: dict | None
+    n_labeled: int
+    n_scored: int
+
+
+def _valid_cached(value: dict) -> dict | None:
+    """A cached result in the shape evaluate_split returns, or None when it is not one."""
+    try:
+        out = {
+            "accuracy": float(value["accuracy"]),
+            "fit_time_s": float(value["fit_time_s"]),
+            "status": str(value["status"]),
+        }
+    except (KeyError, TypeError, ValueError):
+        return None
+    ok_accuracy = 0.0 <= out["accuracy"] <= 1.0
+    if (out["status"] == "ok") != ok_accuracy:
+        return None
+    return out
+
+
+def _as_datasets(dataset) -> list:
+    from metriclab.datasets import Dataset, load
+
+    items = dataset if isinstance(dataset, list | tuple) else [dataset]
+    if not items:
+        raise ValueError("give at least one data set")
+    out = []
+    for item in items:
+        if isinstance(item, Dataset):
+            out.append(item)
+        elif isinstance(item, str):
+            name, params = parse_method(item)  # 'harder_moons:shift=0.5' works like a method
+            out.append(load(name, **params))
+        else:
+            raise ValueError(f"a data set must be a name or a Dataset, got {type(item).__name__}")
+    return out
+
+
+def parse_method(text: str) -> tuple[str, dict]:
+    """'lmnn:k=5,n_components=2' -> ('lmnn', {'k': 5, 'n_components': 2}) (values parsed as JSON)."""
+    key, _, rest = str(text).partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"method parameter {item!r} in {text!r} must look like name=value")
+        try:
+            params[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[name.strip()] = value.strip()
+    return key.strip(), params
+
+
+def _as_methods(methods) -> list[tuple[str, dict]]:
+    from metriclab.methods import REGISTRY
+
+    if isinstance(methods, str):
+        methods = [methods]
+    if isinstance(methods, Mapping):
+        pairs = [(k, dict(v or {})) for k, v in methods.items()]
+    else:
+        pairs = []
+        for m in methods:
+            if isinstance(m, str):
+                pairs.append(parse_method(m))
+            else:
+                key, params = m
+                pairs.append((key, dict(params or {})))
+    for key, _ in pairs:
+        if key not in REGISTRY:
+            raise ValueError(f"unknown method {key!r}; known: {', '.join(sorted(REGISTRY))}")
+    if not any(key == "euclidean" for key, _ in pairs):
+        pairs.insert(0, ("euclidean", {}))
+    return pairs
+
+
+def _dataset_identity(ds) -> dict:
+    from metriclab.cache import array_digest
+
+    return {"name": ds.name, "params": dict(ds.params or {}), "content": array_digest(ds.X, ds.y)}
+
+
+def _default_sizes(datasets, specs, protocol, fraction, n_train, per_class) -> dict:
+    if sum(v is not None for v in (fraction, n_train, per_class)) > 1:
+        raise ValueError("give at most one of fraction, n_train or per_class")
+    if fraction is not None or n_train is not None or per_class is not None:
+        return {"fraction": fraction, "n_train": n_train, "per_class": per_class}
+    learned = [s for s in specs if s.key != "euclidean"]
+    transductive_only = protocol == "transductive" or (
+        protocol == "auto" and learned and all(s.transductive for s in learned)
+    )
+    if transductive_only:
+        return {"fraction": 0.1, "n_train": None, "per_class": None}
+    return {"fraction": None, "n_train": "auto", "per_class": None}
+
+
+_RUN_DEFAULTS: ContextVar[dict | None] = ContextVar("metriclab_run_defaults", default=None)
+
+
+@contextmanager
+def run_defaults(n_jobs: int | None = None, scheduler=None, cache=None):
+    """Within this block, `compare` calls that leave n_jobs=1, scheduler=None or cache=None use
+    these values instead. The reproduction runner uses it so that `--jobs`, `--scheduler` and the
+    cache reach the compare calls inside the paper modules (results do not depend on them)."""
+    token = _RUN_DEFAULTS.set({"n_jobs": n_jobs, "scheduler": scheduler, "cache": cache})
+    try:
+        yield
+    finally:
+        _RUN_DEFAULTS.reset(token)
+
+
+def current_run_defaults() -> dict | None:
+    """The values of the innermost `run_defaults` block ({'n_jobs', 'scheduler', 'cache'}), or
+    None outside one."""
+    return _RUN_DEFAULTS.get()
+
+
+def _apply_run_defaults(n_jobs, scheduler, cache):
+    defaults = _RUN_DEFAULTS.get()
+    if not defaults:
+        return n_jobs, scheduler, cache
+    if n_jobs == 1 and defaults["n_jobs"] is not None:
+        n_jobs = defaults["n_jobs"]
+    if scheduler is None:
+        scheduler = defaults["scheduler"]
+    if cache is None:
+        cache = defaults["cache"]
+    return n_jobs, scheduler, cache
+
+
+def compare(
+    dataset,
+    methods,
+    *,
+    n_splits: int = 5,
+    fraction: float | None = None,
+    n_train: int | None = None,
+    per_class: int | None = None,
+    protocol: str = "auto",
+    classifier: str = "1nn",
+    n_jobs: int | None = 1,
+    scheduler=None,
+    seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+    cache=None,
+    preprocess: str = "auto",
+) -> pd.DataFrame:
+    """Accuracy of each method on the same seeded random splits of each data set: one row per split.
+
+    dataset: a name, a Dataset, or a list of them. methods: a list of (key, params) pairs (or of
+    strings 'key:name=value,...'), or a dict key -> params; the Euclidean baseline is always added.
+    Split size: one of `fraction` (share of each class labeled), `n_train` (stratified number of
+    training points) or `per_class`; by default fraction=0.1 when every learned method runs
+    transductively, else n_train=min(100, n/2). protocol: 'auto' (each method's own),
+    'transductive' or 'inductive'. classifier: '1nn', 'knn:K' or 'nearest_mean' (classifier methods
+    use their own predict). n_jobs: joblib workers (loky); scheduler: a Dask scheduler address or a
+    distributed.Client, to run the splits on that cluster. progress(done, total, message) is called
+    in this process after each finished (method, split). cache: None (off), True (default
+    directory), a directory or a metriclab.cache.ResultCache. preprocess: feature scaling,
+    'auto' (each data set's default, `metriclab.datasets.default_preprocess`), 'none',
+    'standardise' (z-scores) or 'minmax' ([0, 1] range); the scaler is fitted on the points each
+    method is fitted on (the training points under the inductive protocol), and kernel widths
+    are in the scaled units.
+
+    Returns the columns of RESULT_FIELDS; `accuracy` is a fraction in [0, 1], `status` is 'ok' or
+    the message of the error that method raised on that split.
+    """
+    from metriclab.cache import as_cache, code_version
+    from metriclab.methods import REGISTRY
+
+    n_jobs, scheduler, cache = _apply_run_defaults(n_jobs, scheduler, cache)
+    parse_classifier(classifier)
+    if protocol not in ("auto", "transductive", "inductive"):
+        raise ValueError(
+            f"protocol must be 'auto', 'transductive' or 'inductive', got {protocol!r}"
+        )
+    if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero whole number (-1 = all cores), got {n_jobs!r}")
+    if preprocess is not None and str(preprocess).strip().lower() != "auto":
+        preprocess = resolve_preprocess(preprocess)  # a bad name fails before any data loads
+    datasets = _as_datasets(dataset)
+    pairs = _as_methods(methods)
+    specs = [REGISTRY[key] for key, _ in pairs]
+    sizes = _default_sizes(datasets, specs, protocol, fraction, n_train, per_class)
+    store = as_cache(cache)
+    versions = {spec.key: code_version(spec.factory.__module__, __name__) for spec in specs}
+    resolved_params = []
+    for spec, (_, params) in zip(specs, pairs, strict=True):
+        try:
+            resolved_params.append((spec.resolve(**params), None))
+        except ValueError as exc:  # recorded on every split of this method
+            resolved_params.append((dict(params), str(exc)))
+
+    rows: list[dict] = []
+    tasks: list[tuple] = []
+    jobs: list[_Job] = []
+    for d_index, ds in enumerate(datasets):
+        n = ds.n_samples
+        size = dict(sizes)
+        if size["n_train"] == "auto":
+            size["n_train"] = int(min(100, max(np.unique(ds.y).size, n // 2)))
+        ds_splits = splits(ds.y, n_splits, seed=seed, **size)
+        ds_preprocess = resolve_preprocess(preprocess, ds)
+        identity = _dataset_identity(ds) if store is not None else None
+        for m_index, spec in enumerate(specs):
+            params, param_error = resolved_params[m_index]
+            method_protocol = resolve_protocol(spec, protocol)
+            for s_index, (s_seed, mask) in enumerate(ds_splits):
+                key = None
+                if store is not None:
+                    key = {
+                        "dataset": identity,
+                        "method": spec.key,
+                        "params": params,
+                        "protocol": method_protocol
+                        if spec.output != "classifier"
+                        else "classifier",
+                        "classifier": classifier if spec.output != "classifier" else "own",
+                        "preprocess": ds_preprocess,
+                        "split": {"seed": s_seed, **size},
+                        "code": versions[spec.key],
+                    }
+                n_labeled = int(mask.sum())
+                job = _Job(
+                    len(jobs),
+                    d_index,
+                    m_index,
+                    s_index,
+                    s_seed,
+                    method_protocol,
+                    ds_preprocess,
+                    key,
+                    n_labeled,
+                    n - n_labeled,
+                )
+                jobs.append(job)
+                rows.append({})
+                if param_error is not None:
+                    rows[job.index] = {
+                        "accuracy": math.nan,
+                        "fit_time_s": 0.0,
+                        "status": param_error,
+                        "cached": False,
+                    }
+                    continue
+                if store is not None:
+                    hit = store.get(key)
+                    hit = _valid_cached(hit) if hit is not None else None
+                    if hit is not None:
+                        rows[job.index] = {**hit, "cached": True}
+                        continue
+                args = (
+                    spec,
+                    params,
+                    ds.X,
+                    ds.y,
+                    mask,
+                    method_protocol,
+                    classifier,
+                    ds.image_shape,
+                    ds_preprocess,
+                )
+                tasks.append((job, args))
+
+    total = len(jobs)
+    done = 0
+
+    def report(job: _Job) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            ds = datasets[job.dataset_index]
+            label = method_label(specs[job.method_index], resolved_params[job.method_index][0])
+            progress(done, total, f"{ds.name}: {label}, split {job.split + 1}/{n_splits}")
+
+    for job in jobs:  # cached and invalid-parameter results count as done at once
+        if rows[job.index]:
+            report(job)
+
+    def on_done(job: _Job, result: dict) -> None:
+        rows[job.index] = {**result, "cached": False}
+        if store is not None and job.cache_key is not None:
+            store.put(job.cache_key, result)
+        report(job)
+
+    run_splits(evaluate_split, tasks, n_jobs, scheduler, on_done)
+
+    records = []
+    for job in jobs:
+        ds = datasets[job.dataset_index]
+        spec = specs[job.method_index]
+        params = resolved_params[job.method_index][0]
+        result = rows[job.index]
+        accuracy = result["accuracy"]
+        records.append(
+            {
+                "dataset": ds.name,
+                "method": spec.key,
+                "label": method_label(spec, params),
+                "params": json.dumps(params, sort_keys=True, default=str),
+                "split": job.split,
+                "seed": job.seed,
+                "protocol": job.protocol if spec.output != "classifier" else "inductive",
+                "classifier": classifier if spec.output != "classifier" else "own predict",
+                "preprocess": job.preprocess,
+                "accuracy": accuracy,
+                "error_pct": 100.0 * (1.0 - accuracy) if accuracy == accuracy else math.nan,
+                "fit_time_s": result["fit_time_s"],
+                "n_labeled": job.n_labeled,
+                "n_scored": job.n_scored,
+                "status": result["status"],
+                "cached": bool(result.get("cached", False)),
+            }
+        )
+    return pd.DataFrame.from_records(records, columns=list(RESULT_FIELDS))

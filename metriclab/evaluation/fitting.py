@@ -1,0 +1,163 @@
+"""`fit_split`: the one way to fit a method on a split under a protocol, used by `compare`, the
+app's pages (`metriclab.ui.compute`) and the tests.
+
+It builds the estimator from its registry entry (the image shape added for image methods), scales
+the features (`metriclab.preprocess.scaler_fit_rows` says on which rows the scaler is fitted),
+fits it under the transductive or inductive protocol, and keeps the embedding of the labeled and
+held-out points, or a classifier's predictions for the held-out points.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from metriclab.evaluation.scoring import classifier_accuracy
+from metriclab.evaluation.splitting import partial_labels
+from metriclab.preprocess import scale_features, scaler_fit_rows
+
+
+def resolve_protocol(spec, protocol: str) -> str:
+    """'auto' -> the method's own protocol; otherwise 'transductive' or 'inductive'."""
+    if protocol == "auto":
+        return "transductive" if spec.transductive else "inductive"
+    if protocol not in ("transductive", "inductive"):
+        raise ValueError(
+            f"protocol must be 'auto', 'transductive' or 'inductive', got {protocol!r}"
+        )
+    return protocol
+
+
+def estimator_params(spec, params: dict, image_shape=None, data_name: str | None = None) -> dict:
+    """Parameters for `spec.make`: `params`, with the data's image shape added for image methods."""
+    kwargs = dict(params)
+    if spec.input == "image":
+        if image_shape is None:
+            where = data_name or "this data set"
+            raise ValueError(
+                f"{spec.label} needs image data; {where} is not an image data set (choose usps, "
+                "digits or mnist_5000, or a data set with image_shape)"
+            )
+        kwargs["image_shape"] = tuple(image_shape)
+    return kwargs
+
+
+@dataclass
+class SplitFit:
+    """One method fitted on one split: the fitted estimator and what it gives for the points.
+
+    Embedding methods fill `Z_train` and `Z_test` (the labeled/training and the held-out points);
+    classifiers fill `predictions` (the predicted labels of the held-out points). `fit_time_s` is
+    the time to scale, build, fit and map (or predict); scoring is not included.
+    """
+
+    estimator: Any
+    protocol: str
+    mask: np.ndarray  # True = labeled / training point
+    y_train: np.ndarray
+    y_test: np.ndarray
+    fit_time_s: float
+    Z_train: np.ndarray | None = None
+    Z_test: np.ndarray | None = None
+    predictions: np.ndarray | None = None
+
+    def embedding(self) -> np.ndarray:
+        """The embedding of every point, in the data's order (None for a classifier)."""
+        if self.Z_train is None:
+            return None
+        Z_train, Z_test = np.asarray(self.Z_train), np.asarray(self.Z_test)
+        Z = np.empty((self.mask.shape[0], *Z_train.shape[1:]), np.result_type(Z_train, Z_test))
+        Z[self.mask], Z[~self.mask] = Z_train, Z_test
+        return Z
+
+    def accuracy(self, classifier: str = "1nn") -> float:
+        """Accuracy on the held-out points: the classifier's own predictions, or the named
+        classifier (`parse_classifier`) in the embedding with the training points as reference."""
+        if self.predictions is not None:
+            return float(np.mean(self.predictions == self.y_test))
+        return classifier_accuracy(self.Z_train, self.y_train, self.Z_test, self.y_test, classifier)
+
+
+def fit_split(
+    spec,
+    params: dict,
+    X: np.ndarray,
+    y: np.ndarray,
+    mask: np.ndarray,
+    protocol: str = "auto",
+    *,
+    preprocess: str = "none",
+    image_shape=None,
+    data_name: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> SplitFit:
+    """Build `spec` with `params`, fit it on the split `mask` (True = labeled) under `protocol`
+    and map (or predict) the points: the one way every caller fits a method on a split.
+
+    transductive: a transductive method is fitted on all points with y = -1 on the held-out ones;
+      an inductive one is fitted on the labeled points (or on all points when it needs no labels,
+      like PCA) and maps all points.
+    inductive: the method never sees the held-out points; it is fitted on the training points and
+      maps the test points with `transform` (a transductive method needs an out-of-sample map).
+    A classifier is fitted on the labeled points and predicts the others, under either protocol.
+    'auto' is the method's own protocol (`resolve_protocol`). The features are first scaled by
+    `preprocess` with a scaler fitted on the rows `metriclab.preprocess.scaler_fit_rows` names.
+    Image methods receive `image_shape` (a ValueError names `data_name` when there is none).
+    `progress(done, total, message)` hears a classifier's stages: the fit, then each block of
+    predicted points when its `predict` reports them.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    y = np.asarray(y)
+    protocol = resolve_protocol(spec, protocol)
+    start = time.perf_counter()
+    estimator = spec.make(**estimator_params(spec, params, image_shape, data_name))
+    X = scale_features(preprocess, X, scaler_fit_rows(spec, protocol, mask))
+    X_train, y_train, X_test = X[mask], y[mask], X[~mask]
+    out = {"estimator": estimator, "protocol": protocol, "mask": mask, "y_train": y_train}
+    out["y_test"] = y[~mask]
+    if spec.output == "classifier":
+        if progress is not None:
+            progress(0, int(X_test.shape[0]), f"fitting on {int(mask.sum())} labeled points")
+        estimator.fit(X_train, y_train)
+        if progress is not None and "progress" in inspect.signature(estimator.predict).parameters:
+            predictions = estimator.predict(X_test, progress=progress)
+        else:
+            predictions = estimator.predict(X_test)
+        elapsed = time.perf_counter() - start
+        return SplitFit(**out, fit_time_s=elapsed, predictions=np.asarray(predictions))
+    Z_train, Z_test = _embed_split(spec, estimator, X, y, mask, protocol)
+    elapsed = time.perf_counter() - start
+    return SplitFit(**out, fit_time_s=elapsed, Z_train=Z_train, Z_test=Z_test)
+
+
+def _embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray, np.ndarray]:
+    """Fit an embedding method under `protocol` (see `fit_split`): (Z_train, Z_test)."""
+    X_train, y_train, X_test = X[mask], y[mask], X[~mask]
+    if protocol == "transductive":
+        if spec.transductive:
+            estimator.fit(X, partial_labels(y, mask))
+            Z = np.asarray(estimator.embedding_)
+        else:
+            if spec.needs_labels:
+                estimator.fit(X_train, y_train)
+            else:
+                estimator.fit(X)
+            Z = np.asarray(estimator.transform(X))
+        return Z[mask], Z[~mask]
+    if spec.transductive:
+        if not spec.out_of_sample:
+            raise ValueError(
+                f"{spec.label} has no out-of-sample map; use the transductive protocol"
+            )
+        estimator.fit(X_train, y_train)
+        return np.asarray(estimator.embedding_), np.asarray(estimator.transform(X_test))
+    if spec.needs_labels:
+        estimator.fit(X_train, y_train)
+    else:
+        estimator.fit(X_train)
+    return np.asarray(estimator.transform(X_train)), np.asarray(estimator.transform(X_test))

@@ -1,0 +1,68 @@
+"""Classifiers in an embedding, scored on the held-out points: k-NN (1-NN: the papers' rule) and
+the nearest class mean, and the names `compare` accepts for them ('1nn', 'knn:K', 'nearest_mean')."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.neighbors import KNeighborsClassifier
+
+
+def knn_accuracy(
+    Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray, k: int = 1
+) -> float:
+    """Accuracy of the k-NN rule (k=1: the papers' 1-NN) with the training points as reference."""
+    k = min(k, len(y_train))
+    model = KNeighborsClassifier(n_neighbors=k, algorithm="auto").fit(Z_train, y_train)
+    return float(np.mean(model.predict(Z_test) == y_test))
+
+
+def nearest_mean_accuracy(
+    Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray
+) -> float:
+    """Accuracy of the nearest-class-mean rule in the embedding."""
+    classes = np.unique(y_train)
+    means = np.stack([Z_train[y_train == c].mean(axis=0) for c in classes])
+    d2 = ((Z_test[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
+    return float(np.mean(classes[np.argmin(d2, axis=1)] == y_test))
+
+
+def embedding_accuracy(Z: np.ndarray, y: np.ndarray, mask: np.ndarray, k: int = 1) -> float:
+    """1-NN (k-NN) accuracy on the unlabeled points with the labeled points as reference."""
+    return knn_accuracy(Z[mask], y[mask], Z[~mask], y[~mask], k=k)
+
+
+def parse_classifier(classifier: str) -> tuple[str, int]:
+    """'1nn' -> ('knn', 1); 'knn:5' -> ('knn', 5); 'knn' -> ('knn', 5); 'nearest_mean'."""
+    text = str(classifier).strip().lower().replace("-", "_")
+    if text in ("1nn", "1_nn", "nn"):
+        return "knn", 1
+    if text == "knn":
+        return "knn", 5
+    if text.startswith("knn:") or text.startswith("knn="):
+        try:
+            k = int(text[4:])
+        except ValueError:
+            k = 0
+        if k < 1:
+            raise ValueError(
+                f"classifier {classifier!r}: k must be a whole number >= 1, e.g. 'knn:5'"
+            )
+        return "knn", k
+    if text in ("nearest_mean", "nm", "nearest_class_mean"):
+        return "nearest_mean", 0
+    raise ValueError(
+        f"unknown classifier {classifier!r}; use '1nn', 'knn:K' (e.g. 'knn:5') or 'nearest_mean'"
+    )
+
+
+def classifier_accuracy(Z_train, y_train, Z_test, y_test, classifier: str = "1nn") -> float:
+    """Accuracy of the named classifier in an embedding (training points as the reference)."""
+    rule, k = parse_classifier(classifier)
+    Z_train, Z_test = np.asarray(Z_train, dtype=float), np.asarray(Z_test, dtype=float)
+    if Z_train.ndim == 1:
+        Z_train, Z_test = Z_train[:, None], Z_test[:, None]
+    if not (np.all(np.isfinite(Z_train)) and np.all(np.isfinite(Z_test))):
+        raise ValueError("the embedding contains NaN or infinite values; cannot classify")
+    if rule == "nearest_mean":
+        return nearest_mean_accuracy(Z_train, y_train, Z_test, y_test)
+    return knn_accuracy(Z_train, y_train, Z_test, y_test, k=k)

@@ -1,0 +1,83 @@
+"""Summaries of `compare`'s rows: mean ± std per data set and method, and the paired difference
+against the Euclidean baseline on the same splits (wins/ties/losses, Wilcoxon signed-rank p)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+
+
+def method_label(spec, params: dict) -> str:
+    """The method's label with the parameters that differ from its defaults, e.g. 'LMNN (k=5)'."""
+    defaults = spec.defaults()
+    changed = {k: v for k, v in params.items() if k in defaults and defaults[k] != v}
+    if not changed:
+        return spec.label
+    return f"{spec.label} ({', '.join(f'{k}={v}' for k, v in sorted(changed.items()))})"
+
+
+SUMMARY_GROUP = ("dataset", "method", "label", "params", "protocol", "classifier", "preprocess")
+
+
+def paired_test(differences: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value of paired differences; NaN where it is undefined."""
+    d = np.asarray(differences, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size < 2 or np.all(d == 0):
+        return math.nan
+    from scipy.stats import wilcoxon
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = float(wilcoxon(d).pvalue)
+    except ValueError:
+        return math.nan
+    return p if math.isfinite(p) else math.nan
+
+
+def summarize(results: pd.DataFrame, baseline: str = "euclidean") -> pd.DataFrame:
+    """Per data set × method: mean ± std accuracy over the splits, mean fit time, the paired
+    difference against the baseline on the same splits (mean, wins/ties/losses, Wilcoxon p)."""
+    missing = {"dataset", "method", "split", "accuracy", "status"} - set(results.columns)
+    if missing:
+        raise ValueError(f"results lack the column(s) {sorted(missing)}; pass compare()'s output")
+    group = [c for c in SUMMARY_GROUP if c in results.columns]
+    ok = results[results["status"] == "ok"]
+    pair_on = ["dataset", "split", *(["preprocess"] if "preprocess" in results.columns else [])]
+    base = (
+        ok[ok["method"] == baseline]
+        .groupby(pair_on, sort=False)["accuracy"]
+        .mean()
+        .rename("baseline_accuracy")
+    )
+    rows = []
+    for keys, frame in results.groupby(group, sort=False, dropna=False):
+        row = dict(zip(group, keys if isinstance(keys, tuple) else (keys,), strict=True))
+        good = frame[frame["status"] == "ok"]
+        acc = good["accuracy"].to_numpy(dtype=float)
+        row["n_splits"] = int(len(good))
+        row["n_failed"] = int(len(frame) - len(good))
+        row["accuracy_mean"] = float(acc.mean()) if acc.size else math.nan
+        row["accuracy_std"] = (
+            float(acc.std(ddof=1)) if acc.size > 1 else (0.0 if acc.size else math.nan)
+        )
+        row["error_pct_mean"] = 100.0 * (1.0 - row["accuracy_mean"])
+        row["error_pct_std"] = 100.0 * row["accuracy_std"]
+        row["fit_time_s"] = (
+            float(good["fit_time_s"].mean()) if len(good) and "fit_time_s" in good else math.nan
+        )
+        paired = good.join(base, on=pair_on, how="inner")
+        diff = (paired["accuracy"] - paired["baseline_accuracy"]).to_numpy(dtype=float)
+        row["diff_vs_baseline"] = float(diff.mean()) if diff.size else math.nan
+        row["wins"] = int((diff > 1e-12).sum())
+        row["ties"] = int((np.abs(diff) <= 1e-12).sum())
+        row["losses"] = int((diff < -1e-12).sum())
+        row["p_value"] = paired_test(diff)
+        failed = frame.loc[frame["status"] != "ok", "status"]
+        row["status"] = "ok" if failed.empty else str(failed.iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows)
