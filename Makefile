@@ -22,8 +22,8 @@ test: setup
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check metriclab pages tests bench app.py
-	$(VENV)/bin/ruff format --check metriclab pages tests bench app.py
+	$(VENV)/bin/ruff check metriclab pages tests bench tools app.py
+	$(VENV)/bin/ruff format --check metriclab pages tests bench tools app.py
 
 bench: setup
 	$(PY) -m pip install --quiet -e ".[bench]"

