@@ -1,6 +1,6 @@
-"""Faults in a repeated-split comparison (issue 17 item 3): a Dask worker killed mid-run, a cluster
-that gives up, an interrupted command-line run. Each completes (or resumes) with the numbers of an
-undisturbed run, and results already in the disk cache are not computed again."""
+"""Faults in a repeated-split comparison: a Dask worker killed mid-run, a cluster that gives up, an
+interrupted command-line run. Each completes (or resumes) with the numbers of an undisturbed run,
+and results already in the disk cache are not computed again."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
 
 from metriclab.cache import ResultCache
-from metriclab.datasets import Dataset, load, names
+from metriclab.datasets import Dataset, load
 from metriclab.evaluation import (
     classifier_accuracy,
     compare,
@@ -31,12 +31,7 @@ from metriclab.methods.registry import MethodSpec, Param
 
 
 def iris() -> Dataset:
-    if "iris" in names():
-        return load("iris")
-    from sklearn.datasets import load_iris  # until the shipped copy lands
-
-    d = load_iris()
-    return Dataset(d.data, d.target, "iris", list(d.feature_names), list(d.target_names))
+    return load("iris")
 
 
 # ----------------------------------------------------------------------------- fakes

@@ -1,4 +1,4 @@
-"""Linear Mahalanobis learners (issue 6 items 1 and 5): NCA, LMNN, DNE.
+"""Linear Mahalanobis learners: NCA, LMNN, DNE.
 
 Checks the maths against independent computations (finite differences, a brute-force DNE matrix,
 the LMNN loss over explicit triplets), the learned metrics against Euclidean 1-NN, and

@@ -268,7 +268,7 @@ def test_auto_width_is_computed_after_scaling():
 
 
 def test_wine_with_and_without_scaling_through_compare():
-    """The issue's case: wine at 10 % labels is about 0.65 raw and about 0.9 scaled, for the
+    """Wine at 10 % labels is about 0.65 raw and about 0.9 scaled, for the
     Euclidean baseline and NCA alike (proline, in the hundreds, decides raw distances)."""
     kwargs = {"n_splits": 5, "fraction": 0.1, "seed": 0}
     raw = summarize(compare("wine", ["nca"], preprocess="none", **kwargs)).set_index("method")

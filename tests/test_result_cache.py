@@ -1,5 +1,5 @@
 """The on-disk result cache is bounded (least recently used out first, configurable) and safe with
-several processes writing the same directory (issue 17 item 5)."""
+several processes writing the same directory."""
 
 from __future__ import annotations
 

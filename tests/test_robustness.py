@@ -1,4 +1,4 @@
-"""Property-based robustness over REGISTRY (issue 10).
+"""Property-based robustness over REGISTRY.
 
 For every method, random parameters inside each Param's range and random small data sets (duplicated
 points, constant columns, tiny classes, one labeled point per class, n smaller than k or n_components,
@@ -65,7 +65,7 @@ def param_values(spec):
 
 @st.composite
 def small_tables(draw, image: bool = False):
-    """Small labelled data with the awkward cases of issue 10 mixed in."""
+    """Small labelled data with the awkward cases listed above mixed in."""
     n_classes = draw(st.integers(2, 4))
     per_class = draw(st.lists(st.integers(2, 12), min_size=n_classes, max_size=n_classes))
     y = np.repeat(np.arange(n_classes), per_class)
@@ -181,20 +181,12 @@ test_fuzz_random_data_and_parameters = pytest.mark.fuzz(_property_test(FUZZ_EXAM
 
 def ordinary_data(spec):
     if spec.input == "image":
-        ds = load("digits") if "digits" in _names() else None
-        if ds is None:
-            pytest.skip("digits not shipped yet")
+        ds = load("digits")
         X, y = ds.X[:300], ds.y[:300]
     else:
         ds = load("two_moons", n_samples=120)
         X, y = ds.X, ds.y
     return X, y, labeled_mask(y, per_class=10, seed=0)
-
-
-def _names():
-    from metriclab.datasets import names
-
-    return names()
 
 
 @pytest.mark.parametrize("key", METHODS)

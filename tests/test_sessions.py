@@ -1,5 +1,5 @@
-"""Uploads belong to the session that uploaded them (issue 17): two AppTest sessions of one server
-process — the module-level caches are shared between them exactly as between browser tabs."""
+"""Uploads belong to the session that uploaded them: two AppTest sessions of one server process —
+the module-level caches are shared between them exactly as between browser tabs."""
 
 from __future__ import annotations
 

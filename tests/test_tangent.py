@@ -1,4 +1,4 @@
-"""Tangent distance and metrics on tangent residuals (Mody 2009 thesis; issue 7)."""
+"""Tangent distance and metrics on tangent residuals (Mody 2009 thesis)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from scipy import ndimage
 from scipy.optimize import check_grad
 from sklearn.neighbors import KNeighborsClassifier
 
-from metriclab.datasets import load, names
+from metriclab.datasets import load
 from metriclab.methods import REGISTRY
 from metriclab.methods.tangent import (
     PRESETS,
@@ -247,7 +247,6 @@ def test_tangent_knn_beats_euclidean_on_digits(digits):
     assert acc > euclid + 0.005, (acc, euclid)
 
 
-@pytest.mark.skipif("usps" not in names(), reason="usps not shipped yet")
 def test_affine_tangent_knn_beats_euclidean_on_usps():
     ds = load("usps")
     rng = np.random.default_rng(1)
@@ -385,7 +384,6 @@ def test_registry_entries(key, digits):
 # --------------------------------------------------------------------------- reproduction
 
 
-@pytest.mark.skipif("usps" not in names(), reason="usps not shipped yet")
 def test_usps_reproduction_fast_smoke():
     from metriclab.reproduce import RESULT_COLUMNS
     from metriclab.reproduce.tangent import EXPERIMENTS, TABLE_TEST

@@ -1,7 +1,6 @@
-"""Every URL value is validated against its widget (issue 16 item 3, issue 17 item 4): out-of-range
-numbers are clamped, invalid or hostile values fall back to the default; either way the page opens
-without an error, shows a warning naming the parameter and what was done, and the URL is rewritten
-to the value in use."""
+"""Every URL value is validated against its widget: out-of-range numbers are clamped, invalid or
+hostile values fall back to the default; either way the page opens without an error, shows a warning
+naming the parameter and what was done, and the URL is rewritten to the value in use."""
 
 from __future__ import annotations
 

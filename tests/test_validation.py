@@ -1,4 +1,4 @@
-"""Bad input at the edges gives a clear ValueError for every method (issue 10, item 2)."""
+"""Bad input at the edges gives a clear ValueError for every method."""
 
 from __future__ import annotations
 

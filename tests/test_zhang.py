@@ -1,4 +1,4 @@
-"""Zhang (2003): Euclidean and Fisher-separable dissimilarities, classical MDS, majorization (issue 5)."""
+"""Zhang (2003): Euclidean and Fisher-separable dissimilarities, classical MDS, majorization."""
 
 from __future__ import annotations
 

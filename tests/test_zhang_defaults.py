@@ -1,5 +1,5 @@
-"""Issue 16 item 2: Zhang's out-of-sample expansion at its defaults does not collapse unseen points,
-on every shipped data set, and classifies them about as well as classical MDS of the inputs does."""
+"""Zhang's out-of-sample expansion at its defaults does not collapse unseen points, on every shipped
+data set, and classifies them about as well as classical MDS of the inputs does."""
 
 import numpy as np
 import pytest

@@ -138,18 +138,12 @@ def fit_split(
 def _embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray, np.ndarray]:
     """Fit an embedding method under `protocol` (see `fit_split`): (Z_train, Z_test)."""
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
-    if protocol == "transductive":
-        if spec.transductive:
+    sees_all = protocol == "transductive"  # the held-out points' features, never their labels
+    if spec.transductive:
+        if sees_all:
             estimator.fit(X, partial_labels(y, mask))
             Z = np.asarray(estimator.embedding_)
-        else:
-            if spec.needs_labels:
-                estimator.fit(X_train, y_train)
-            else:
-                estimator.fit(X)
-            Z = np.asarray(estimator.transform(X))
-        return Z[mask], Z[~mask]
-    if spec.transductive:
+            return Z[mask], Z[~mask]
         if not spec.out_of_sample:
             raise ValueError(
                 f"{spec.label} has no out-of-sample map; use the transductive protocol"
@@ -158,6 +152,9 @@ def _embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray
         return np.asarray(estimator.embedding_), np.asarray(estimator.transform(X_test))
     if spec.needs_labels:
         estimator.fit(X_train, y_train)
-    else:
-        estimator.fit(X_train)
+    else:  # unsupervised (PCA): on every point the protocol shows it
+        estimator.fit(X if sees_all else X_train)
+    if sees_all:
+        Z = np.asarray(estimator.transform(X))
+        return Z[mask], Z[~mask]
     return np.asarray(estimator.transform(X_train)), np.asarray(estimator.transform(X_test))
