@@ -40,7 +40,7 @@ def estimator_params(spec, params: dict, image_shape=None, data_name: str | None
         if image_shape is None:
             where = data_name or "this data set"
             raise ValueError(
-                f"{spec.label} needs image data; {where} is not an image data set (choose usps, "
+                f"this method needs image data; {where} is not an image data set (choose usps, "
                 "digits or mnist_5000, or a data set with image_shape)"
             )
         kwargs["image_shape"] = tuple(image_shape)
