@@ -66,7 +66,7 @@ class SplitFit:
     Z_test: np.ndarray | None = None
     predictions: np.ndarray | None = None
 
-    def embedding(self) -> np.ndarray:
+    def embedding(self) -> np.ndarray | None:
         """The embedding of every point, in the data's order (None for a classifier)."""
         if self.Z_train is None:
             return None
