@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+from metriclab.validation import (
+    InvalidParameterError,
+    as_number,
+    check_choice,
+    check_int,
+    check_real,
+    whole_number,
+)
 
 PARAM_KINDS = ("int", "float", "choice", "bool")
 
@@ -30,31 +38,20 @@ class Param:
             raise ValueError(f"Param {self.name!r}: default {self.default!r} not in choices")
 
     def validate(self, value: Any) -> Any:
-        """Return `value` coerced to this parameter's type, or raise ValueError naming the parameter."""
+        """Return `value` coerced to this parameter's type, or raise ValueError naming the parameter.
+
+        Values come from widgets, URLs and the command line, so 3.0 and "3" are read as the whole
+        number 3 (`whole_number`); the range is then checked by the estimators' own rule."""
         if self.kind == "choice":
-            if value not in self.choices:
-                raise ValueError(f"{self.name} must be one of {list(self.choices)}, got {value!r}")
-            return value
+            return check_choice(self.name, value, self.choices)
         if self.kind == "bool":
             if not isinstance(value, bool | int):
-                raise ValueError(f"{self.name} must be true or false, got {value!r}")
+                raise InvalidParameterError(f"{self.name} must be true or false, got {value!r}")
             return bool(value)
         if value is None:
             if self.default is None:
                 return None  # "automatic" (e.g. width chosen from the data)
-            raise ValueError(f"{self.name} must be a number, got None")
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{self.name} must be a number, got {value!r}") from None
-        if not math.isfinite(number):
-            raise ValueError(f"{self.name} must be finite, got {value!r}")
+            raise InvalidParameterError(f"{self.name} must be a number, got None")
         if self.kind == "int":
-            if number != int(number):
-                raise ValueError(f"{self.name} must be a whole number, got {value!r}")
-            number = int(number)
-        if self.low is not None and number < self.low:
-            raise ValueError(f"{self.name} must be >= {self.low}, got {value!r}")
-        if self.high is not None and number > self.high:
-            raise ValueError(f"{self.name} must be <= {self.high}, got {value!r}")
-        return number
+            return check_int(self.name, whole_number(self.name, value), self.low, self.high)
+        return check_real(self.name, as_number(self.name, value), self.low, self.high)

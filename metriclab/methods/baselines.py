@@ -8,6 +8,7 @@ from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from metriclab.methods.registry import MethodSpec, Param
+from metriclab.validation import check_int
 
 
 class EuclideanIdentity(TransformerMixin, BaseEstimator):
@@ -34,7 +35,7 @@ class PCA(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_array(X, dtype=np.float64)
-        n_components = min(int(self.n_components), X.shape[0], X.shape[1])
+        n_components = min(check_int("n_components", self.n_components, 1), *X.shape)
         self.pca_ = _SklearnPCA(n_components=n_components, svd_solver="full").fit(X)
         self.components_ = self.pca_.components_
         self.eigenvalues_ = self.pca_.explained_variance_

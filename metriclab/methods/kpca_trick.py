@@ -31,6 +31,7 @@ from metriclab.kernels import (
     scaled_rbf_widths,
 )
 from metriclab.methods.registry import MethodSpec, Param
+from metriclab.validation import InvalidParameterError, check_choice, check_int, check_positive
 
 LEARNERS = ("nca", "lmnn", "dne")
 WEIGHTINGS = ("single", "unweighted", "aligned")
@@ -232,34 +233,26 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
     # -- validation ----------------------------------------------------------------------------
 
     def _check_params(self):
-        choices = {
-            "learner": (self.learner, LEARNERS),
-            "weighting": (self.weighting, WEIGHTINGS),
-            "kernel": (self.kernel, KERNEL_NAMES),
-            "neighbor_space": (self.neighbor_space, NEIGHBOR_SPACES),
-            "eigen_solver": (self.eigen_solver, EIGEN_SOLVERS),
-        }
-        for name, (value, allowed) in choices.items():
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        check_choice("learner", self.learner, LEARNERS)
+        check_choice("weighting", self.weighting, WEIGHTINGS)
+        check_choice("kernel", self.kernel, KERNEL_NAMES)
+        check_choice("neighbor_space", self.neighbor_space, NEIGHBOR_SPACES)
+        check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
         if self.weighting != "single" and self.kernel != "gaussian":
-            raise ValueError(
+            raise InvalidParameterError(
                 f"weighting={self.weighting!r} combines Gaussian kernels; use kernel='gaussian' "
                 f"or weighting='single' with kernel={self.kernel!r}"
             )
-        if self.width is not None and not (np.isfinite(self.width) and self.width > 0):
-            raise ValueError(f"width must be a positive number or None, got {self.width!r}")
-        for name in ("n_components", "kpca_components"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1
-            ):
-                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        check_positive("width", self.width, allow_none=True)
+        check_int("n_components", self.n_components, 1, allow_none=True)
+        check_int("kpca_components", self.kpca_components, 1, allow_none=True)
         sigmas = np.asarray(self.sigmas, dtype=np.float64)
         if self.weighting != "single" and (
             sigmas.ndim != 1 or sigmas.size == 0 or not np.all(sigmas > 0)
         ):
-            raise ValueError(f"sigmas must be a non-empty list of positive numbers, got {sigmas!r}")
+            raise InvalidParameterError(
+                f"sigmas must be a non-empty list of positive numbers, got {sigmas!r}"
+            )
 
     # -- kernels -------------------------------------------------------------------------------
 

@@ -29,9 +29,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from metriclab.methods.registry import MethodSpec, Param
+from metriclab.validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    fix_signs,
+)
 
 PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
-_INITS = ("auto", "pca", "lda", "identity", "random")
+_STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
+_INITS = ("auto", *_STARTS)  # "auto": the learner picks one
 
 
 _CONTROLLER = []
@@ -111,36 +120,17 @@ class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     def _resolve_n_components(self, d):
         if self.n_components is None:
             return d
-        n = self.n_components
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"n_components must be a positive integer or None, got {n!r}")
+        n = check_int("n_components", self.n_components, 1)
         if n > d:
             raise ValueError(
                 f"n_components={n} is larger than the number of features ({d}); choose at most {d}"
             )
-        return int(n)
-
-
-def _check_positive_int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_positive_float(name, value, *, allow_zero=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        raise ValueError(
-            f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, got {value!r}"
-        )
-    return v
+        return n
 
 
 def initial_components(init, X, n_components, random_state, y=None):
     """Starting L: PCA or LDA directions, the identity (first rows) or a random Gaussian matrix."""
+    check_choice("init", init, _STARTS)
     n, d = X.shape
     if init == "lda":  # as scikit-learn's NCA; needs n_components <= classes - 1, else PCA
         if y is None:
@@ -156,12 +146,11 @@ def initial_components(init, X, n_components, random_state, y=None):
         return np.eye(n_components, d)
     if init == "random":
         return check_random_state(random_state).standard_normal((n_components, d))
-    if init == "pca":
-        if n_components > min(n, d):  # PCA cannot give more directions than samples
-            return np.eye(n_components, d)
-        pca = _SklearnPCA(n_components=n_components, svd_solver="full").fit(X)
-        return pca.components_.copy()
-    raise ValueError(f"init must be one of {list(_INITS)}, got {init!r}")
+    # "pca"
+    if n_components > min(n, d):  # PCA cannot give more directions than samples
+        return np.eye(n_components, d)
+    pca = _SklearnPCA(n_components=n_components, svd_solver="full").fit(X)
+    return pca.components_.copy()
 
 
 def squared_row_distances(A, B):
@@ -248,10 +237,9 @@ class NCA(MahalanobisMixin):
         self.random_state = random_state
 
     def fit(self, X, y):
-        max_iter = _check_positive_int("max_iter", self.max_iter)
-        tol = _check_positive_float("tol", self.tol)
-        if self.init not in _INITS:
-            raise ValueError(f"init must be one of {list(_INITS)}, got {self.init!r}")
+        max_iter = check_int("max_iter", self.max_iter, 1)
+        tol = check_positive("tol", self.tol)
+        check_choice("init", self.init, _INITS)
         X, y = self._validate_labeled(X, y)
         d = X.shape[1]
         n_components = self._resolve_n_components(d)
@@ -573,16 +561,13 @@ class LMNN(MahalanobisMixin):
     def fit(self, X, y, X_neighbors=None):
         """Learn L. `X_neighbors` (optional, same rows as X) is the space in which target
         neighbours are chosen (the KPCA trick with an unweighted kernel uses the input space)."""
-        k = _check_positive_int("k", self.k)
-        max_iter = _check_positive_int("max_iter", self.max_iter)
-        refresh = _check_positive_int("impostor_refresh", self.impostor_refresh)
-        tol = _check_positive_float("tol", self.tol)
-        slack = _check_positive_float("impostor_slack", self.impostor_slack, allow_zero=True)
-        mu = _check_positive_float("mu", self.mu, allow_zero=True)
-        if mu >= 1.0:
-            raise ValueError(f"mu must be in [0, 1), got {self.mu!r}")
-        if self.init not in _INITS:
-            raise ValueError(f"init must be one of {list(_INITS)}, got {self.init!r}")
+        k = check_int("k", self.k, 1)
+        max_iter = check_int("max_iter", self.max_iter, 1)
+        refresh = check_int("impostor_refresh", self.impostor_refresh, 1)
+        tol = check_positive("tol", self.tol)
+        slack = check_nonnegative("impostor_slack", self.impostor_slack)
+        mu = check_fraction("mu", self.mu, high_open=True)
+        check_choice("init", self.init, _INITS)
         X, y = self._validate_labeled(X, y)
         n, d = X.shape
         n_components = self._resolve_n_components(d)
@@ -671,7 +656,7 @@ class DNE(MahalanobisMixin):
 
     def fit(self, X, y, X_neighbors=None):
         """`X_neighbors` (optional, same rows as X): the space in which neighbours are chosen."""
-        k = _check_positive_int("k", self.k)
+        k = check_int("k", self.k, 1)
         X, y = self._validate_labeled(X, y)
         n, d = X.shape
         n_components = self._resolve_n_components(d)
@@ -690,11 +675,7 @@ class DNE(MahalanobisMixin):
             S = 0.5 * (S + S.T)
             eigenvalues, eigenvectors = np.linalg.eigh(S)  # ascending
         self.eigenvalues_ = eigenvalues[:n_components]
-        components = eigenvectors[:, :n_components].T
-        # deterministic sign: largest-magnitude entry of each direction positive
-        signs = np.sign(components[np.arange(n_components), np.abs(components).argmax(axis=1)])
-        signs[signs == 0] = 1.0
-        self.components_ = components * signs[:, None]
+        self.components_ = fix_signs(eigenvectors[:, :n_components].T, axis=1)
         self.all_eigenvalues_ = eigenvalues
         return self
 

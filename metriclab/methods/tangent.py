@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from metriclab.methods.registry import MethodSpec
 from metriclab.params import Param
+from metriclab.validation import check_choice, check_fraction, check_int, check_nonnegative
 
 # The seven transformations of Simard et al. (1998); the thesis uses the first six.
 TRANSFORMS = (
@@ -42,6 +43,7 @@ PRESETS = {
     "none": (),  # no transformation: the Euclidean distance, residuals x - y
 }
 DEFAULT_SIGMA = 0.75
+METRICS = ("lmnn", "whiten", "identity")  # Mahalanobis metrics of TangentMetricKNN
 _BATCH = 8  # queries per block of the batched search: ~11 MB of gathered candidates at USPS size
 
 
@@ -90,26 +92,6 @@ def _check_image_shape(image_shape, n_features: int | None = None) -> tuple[int,
             f"image_shape {h}×{w} = {h * w} pixels does not match the {n_features} features of the data"
         )
     return h, w
-
-
-def _check_sigma(sigma) -> float:
-    try:
-        sigma = float(sigma)
-    except (TypeError, ValueError):
-        raise ValueError(f"sigma must be a number >= 0, got {sigma!r}") from None
-    if not np.isfinite(sigma) or sigma < 0:
-        raise ValueError(f"sigma must be a finite number >= 0, got {sigma!r}")
-    return sigma
-
-
-def _check_regularization(regularization) -> float:
-    try:
-        value = float(regularization)
-    except (TypeError, ValueError):
-        raise ValueError(f"regularization must be a number >= 0, got {regularization!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"regularization must be a finite number >= 0, got {regularization!r}")
-    return value
 
 
 def _as_image_rows(images, image_shape) -> tuple[np.ndarray, tuple[int, int], bool]:
@@ -180,7 +162,7 @@ def tangent_vectors(
     """
     X, (h, w), single = _as_image_rows(images, image_shape)
     names = resolve_transforms(transforms)
-    sigma = _check_sigma(sigma)
+    sigma = check_nonnegative("sigma", sigma)
     imgs = X.reshape(-1, h, w)
     gx, gy = smoothed_gradients(imgs, sigma)
     yc, xc = np.mgrid[0:h, 0:w].astype(np.float64)
@@ -317,7 +299,7 @@ def tangent_distance(
     distances; one side may be a single image, broadcast against the other). The batch is solved
     at once with NumPy (one small linear system per pair), without a Python loop per pair.
     """
-    regularization = _check_regularization(regularization)
+    regularization = check_nonnegative("regularization", regularization)
     X, Y, TX, TY, single = _prepare_pairs(
         x, y, image_shape, transforms, sigma, two_sided, regularization
     )
@@ -336,7 +318,7 @@ def tangent_residuals(
     regularization: float = 0.0,
 ) -> np.ndarray:
     """The shortest tangent vector P_x(α_x) - P_y(α_y) of each pair (thesis section 4.1), n × d."""
-    regularization = _check_regularization(regularization)
+    regularization = check_nonnegative("regularization", regularization)
     X, Y, TX, TY, single = _prepare_pairs(
         x, y, image_shape, transforms, sigma, two_sided, regularization
     )
@@ -357,7 +339,7 @@ def tangent_distance_lstsq(
 
     With a ridge, returns the square root of the penalised minimum, like `tangent_distance`.
     """
-    regularization = _check_regularization(regularization)
+    regularization = check_nonnegative("regularization", regularization)
     X, Y, TX, TY, _ = _prepare_pairs(
         x, y, image_shape, transforms, sigma, two_sided, regularization
     )
@@ -516,10 +498,8 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
                 f"y must hold one label per image: {X.shape[0]} images, y of shape {y.shape}"
             )
         shape = _check_image_shape(self.image_shape, X.shape[1])
-        for name in ("n_neighbors", "prefilter"):
-            value = getattr(self, name)
-            if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        check_int("n_neighbors", self.n_neighbors, 1)
+        check_int("prefilter", self.prefilter, 1)
         if self.prefilter < self.n_neighbors:
             raise ValueError(
                 f"prefilter ({self.prefilter}) must be >= n_neighbors ({self.n_neighbors})"
@@ -533,9 +513,9 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
             X,
             shape,
             resolve_transforms(self.transforms),
-            _check_sigma(self.sigma),
+            check_nonnegative("sigma", self.sigma),
             bool(self.two_sided),
-            _check_regularization(self.regularization),
+            check_nonnegative("regularization", self.regularization),
             self.prefilter,
         )
 
@@ -719,18 +699,12 @@ class TangentMetricKNN(TangentDistanceKNN):
 
     def fit(self, X, y):
         X, y, shape = self._validate(X, y)
-        if self.metric not in ("lmnn", "whiten", "identity"):
-            raise ValueError(f"metric must be 'lmnn', 'whiten' or 'identity', got {self.metric!r}")
+        check_choice("metric", self.metric, METRICS)
         for name in ("k", "impostors", "train_prefilter", "max_iter"):
-            value = getattr(self, name)
-            if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        if not 0 <= float(self.mu) <= 1:
-            raise ValueError(f"mu must be in [0, 1], got {self.mu!r}")
-        if not 0 <= float(self.shrinkage) <= 1:
-            raise ValueError(f"shrinkage must be in [0, 1], got {self.shrinkage!r}")
-        if self.n_components is not None and int(self.n_components) < 1:
-            raise ValueError(f"n_components must be >= 1 or None, got {self.n_components!r}")
+            check_int(name, getattr(self, name), 1)
+        check_fraction("mu", self.mu)
+        check_fraction("shrinkage", self.shrinkage)
+        check_int("n_components", self.n_components, 1, allow_none=True)
         if X.shape[0] < 2:
             raise ValueError("need at least two training images to learn a metric")
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
@@ -788,7 +762,7 @@ def nearest_neighbours(
         X_train,
         shape,
         resolve_transforms(transforms),
-        _check_sigma(sigma),
+        check_nonnegative("sigma", sigma),
         bool(two_sided),
         0.0,
         max(prefilter, k),

@@ -32,10 +32,19 @@ from metriclab.kernels import (
     squared_distances,
 )
 from metriclab.methods.registry import MethodSpec, Param
+from metriclab.validation import (
+    InvalidParameterError,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    fix_signs,
+)
 
 KERNELS = ("gaussian", "cosine", "linear", "polynomial")
 DISSIMILARITY_CHOICES = ("kernel", *DELTA_DISSIMILARITIES)
 BASES = ("rbf", "linear")
+INITS = ("mds", "random")  # starting W(0) of the majorization
 DENSE_EIGEN_MAX = 1000  # up to this many points classical MDS keeps the full spectrum
 TILE = 256  # side of the square tiles of the majorization passes: their buffers stay in L2 cache
 
@@ -139,14 +148,6 @@ def _start_vector(n: int) -> np.ndarray:
     return np.random.default_rng(0).standard_normal(n)
 
 
-def _fix_signs(V: np.ndarray) -> np.ndarray:
-    """Make the largest-magnitude entry of every eigenvector positive (stable plots)."""
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return V * signs
-
-
 def classical_mds(
     D: np.ndarray,
     n_components: int = 2,
@@ -162,10 +163,8 @@ def classical_mds(
     """
     D = _check_dissimilarity(D)
     n = D.shape[0]
-    if not (int(n_components) == n_components and n_components >= 1):
-        raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
-    if eigen_solver not in ("auto", "dense", "arpack"):
-        raise ValueError(f"eigen_solver must be auto, dense or arpack, got {eigen_solver!r}")
+    check_int("n_components", n_components, 1)
+    check_choice("eigen_solver", eigen_solver, ("auto", "dense", "arpack"))
     B = double_centre(D**2)
     if eigen_solver == "auto":
         eigen_solver = "dense" if n <= DENSE_EIGEN_MAX else "arpack"
@@ -180,7 +179,7 @@ def classical_mds(
     if eigenvalues is None:
         eigenvalues, V = scipy.linalg.eigh(B)
     order = np.argsort(eigenvalues)[::-1]
-    eigenvalues, V = eigenvalues[order], _fix_signs(V[:, order[:m]])
+    eigenvalues, V = eigenvalues[order], fix_signs(V[:, order[:m]])
     Y = np.zeros((n, int(n_components)))
     Y[:, :m] = V * np.sqrt(np.maximum(eigenvalues[:m], 0.0))
     return Y, eigenvalues
@@ -404,45 +403,27 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     # -- validation --
     def _resolved_kernel(self) -> tuple[str, str]:
         dissimilarity = "kernel" if self.dissimilarity is None else self.dissimilarity
-        if dissimilarity not in DISSIMILARITY_CHOICES:
-            raise ValueError(
-                f"dissimilarity must be one of {list(DISSIMILARITY_CHOICES)}, got {dissimilarity!r}"
-            )
+        check_choice("dissimilarity", dissimilarity, DISSIMILARITY_CHOICES)
         if dissimilarity != "kernel":
             return DELTA_DISSIMILARITIES[dissimilarity]
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {list(KERNELS)}, got {self.kernel!r}")
-        if self.combine not in COMBINATIONS:
-            raise ValueError(f"combine must be one of {list(COMBINATIONS)}, got {self.combine!r}")
-        return self.kernel, self.combine
+        return check_choice("kernel", self.kernel, KERNELS), check_choice(
+            "combine", self.combine, COMBINATIONS
+        )
 
-    def _check_params(self, n_samples: int) -> None:
-        if not (isinstance(self.n_components, int | np.integer) and self.n_components >= 1):
-            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
-        for name in ("width", "basis_width"):
-            value = getattr(self, name)
-            if value is not None and not (np.isfinite(value) and value > 0):
-                raise ValueError(
-                    f"{name} must be > 0 (or None for the paper's rule), got {value!r}"
-                )
-        if not (float(self.degree) == int(self.degree) and int(self.degree) >= 1):
-            raise ValueError(f"degree must be a positive whole number, got {self.degree!r}")
-        if not (self.alpha1 >= 0 and self.alpha2 >= 0 and self.alpha1 + self.alpha2 > 0):
-            raise ValueError(
-                f"alpha1 and alpha2 must be >= 0 and not both 0, got {self.alpha1!r}, {self.alpha2!r}"
-            )
-        if self.basis not in BASES:
-            raise ValueError(f"basis must be one of {list(BASES)}, got {self.basis!r}")
-        if self.n_basis is not None and not (
-            int(self.n_basis) == self.n_basis and self.n_basis >= 1
-        ):
-            raise ValueError(f"n_basis must be a positive integer, got {self.n_basis!r}")
-        if self.init not in ("mds", "random"):
-            raise ValueError(f"init must be 'mds' or 'random', got {self.init!r}")
-        if not (int(self.max_iter) == self.max_iter and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative integer, got {self.max_iter!r}")
-        if not (self.tol >= 0):
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+    def _check_params(self) -> None:
+        check_int("n_components", self.n_components, 1)
+        check_positive("width", self.width, allow_none=True)  # None: the paper's rule
+        check_positive("basis_width", self.basis_width, allow_none=True)
+        check_int("degree", self.degree, 1)
+        alpha1 = check_nonnegative("alpha1", self.alpha1)
+        alpha2 = check_nonnegative("alpha2", self.alpha2)
+        if alpha1 + alpha2 == 0:
+            raise InvalidParameterError("alpha1 and alpha2 must not both be 0")
+        check_choice("basis", self.basis, BASES)
+        check_int("n_basis", self.n_basis, 1, allow_none=True)
+        check_choice("init", self.init, INITS)
+        check_int("max_iter", self.max_iter, 0)
+        check_nonnegative("tol", self.tol)
 
     # -- the maths --
     def _base_kernel(self, kernel: str, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
@@ -475,7 +456,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError("DiscriminantKernelMDS needs labelled points of at least two classes")
         n = X.shape[0]
-        self._check_params(n)
+        self._check_params()
         kernel, combine = self._resolved_kernel()
         self.n_features_in_ = X.shape[1]
         self.kernel_name_, self.combine_ = kernel, combine

@@ -1,0 +1,151 @@
+"""One set of parameter checks, used by every estimator and by `Param.validate`; and the one
+deterministic sign of eigenvectors.
+
+The rule is scikit-learn's (`sklearn.utils.check_scalar`, `Interval` in
+`sklearn.utils._param_validation`):
+- an integer parameter takes a value of an integer type (Python int, NumPy integer); 3.0 is
+  refused, not rounded (text and widget values are turned into numbers first, by `whole_number`);
+- a real parameter takes any real number (int or float, NumPy scalars included) that is finite;
+- a choice is one of a fixed tuple of values.
+Unlike scikit-learn, a bool is refused where a number is asked for (True is a flag, not a count).
+
+Every error is an `InvalidParameterError`: a ValueError (and a TypeError, as scikit-learn's own)
+whose message starts with the parameter's name, says what is allowed and shows the value given.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter value outside what the estimator accepts (names the parameter)."""
+
+
+def _range_text(low, high, low_open: bool, high_open: bool) -> str:
+    if low is not None and high is not None:
+        return f" in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+    if low is not None:
+        return f" {'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f" {'<' if high_open else '<='} {high}"
+    return ""
+
+
+def _outside(value, low, high, low_open: bool, high_open: bool) -> bool:
+    below = low is not None and (value <= low if low_open else value < low)
+    above = high is not None and (value >= high if high_open else value > high)
+    return below or above
+
+
+def check_int(
+    name: str,
+    value: Any,
+    low: int | None = None,
+    high: int | None = None,
+    *,
+    allow_none: bool = False,
+) -> int | None:
+    """`value` as an int if it is of an integer type within [low, high] (None when allowed)."""
+    if value is None and allow_none:
+        return None
+    allowed = f"an integer{_range_text(low, high, False, False)}"
+    if allow_none:
+        allowed += " or None"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Integral):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    if _outside(value, low, high, False, False):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def check_real(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_none: bool = False,
+) -> float | None:
+    """`value` as a float if it is a finite real number within the bounds (None when allowed);
+    `low_open` / `high_open` exclude the bound itself."""
+    if value is None and allow_none:
+        return None
+    allowed = f"a finite number{_range_text(low, high, low_open, high_open)}"
+    if allow_none:
+        allowed += " or None"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    if not math.isfinite(value) or _outside(value, low, high, low_open, high_open):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    return float(value)
+
+
+def check_positive(name: str, value: Any, *, allow_none: bool = False) -> float | None:
+    """A finite number > 0 (None when allowed)."""
+    return check_real(name, value, 0, low_open=True, allow_none=allow_none)
+
+
+def check_nonnegative(name: str, value: Any, *, allow_none: bool = False) -> float | None:
+    """A finite number >= 0 (None when allowed)."""
+    return check_real(name, value, 0, allow_none=allow_none)
+
+
+def check_fraction(name: str, value: Any, *, high_open: bool = False) -> float:
+    """A number in [0, 1] ([0, 1) with high_open)."""
+    return check_real(name, value, 0, 1, high_open=high_open)
+
+
+def check_choice(name: str, value: Any, choices) -> Any:
+    """`value` if it is one of `choices`."""
+    try:
+        found = any(value is choice or value == choice for choice in choices)
+    except (TypeError, ValueError):  # e.g. an array: no truth value
+        found = False
+    if found:
+        return value
+    raise InvalidParameterError(f"{name} must be one of {list(choices)}, got {value!r}")
+
+
+def whole_number(name: str, value: Any) -> int:
+    """A number given as text or by a widget (3, 3.0, "3") as an int; 3.5, NaN, "x" refused.
+
+    The edge between the outside world (URLs, forms, the command line) and the estimators, which
+    take only integer types (`check_int`)."""
+    number = as_number(name, value)
+    if number != int(number):
+        raise InvalidParameterError(f"{name} must be a whole number, got {value!r}")
+    return int(number)
+
+
+def as_number(name: str, value: Any) -> float:
+    """A finite float from a number or its text; bools, NaN, infinities and words refused."""
+    if isinstance(value, bool | np.bool_):
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InvalidParameterError(f"{name} must be finite, got {value!r}")
+    return number
+
+
+def fix_signs(vectors: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Vectors with their largest-magnitude entry made positive: a deterministic sign for
+    eigenvectors, which solvers return up to ±1 (stable plots and reproducible runs).
+
+    axis=0: each column is a vector (eigh's output); axis=1: each row (components_ of a learner).
+    A zero vector is left unchanged. Returns a new array."""
+    vectors = np.asarray(vectors)
+    columns = vectors if axis == 0 else vectors.T
+    largest = np.argmax(np.abs(columns), axis=0)
+    signs = np.sign(columns[largest, np.arange(columns.shape[1])])
+    signs[signs == 0] = 1.0
+    return vectors * (signs if axis == 0 else signs[:, None])
