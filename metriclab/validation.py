@@ -10,7 +10,8 @@ The rule is scikit-learn's (`sklearn.utils.check_scalar`, `Interval` in
 Unlike scikit-learn, a bool is refused where a number is asked for (True is a flag, not a count).
 
 Every error is an `InvalidParameterError`: a ValueError (and a TypeError, as scikit-learn's own)
-whose message starts with the parameter's name, says what is allowed and shows the value given.
+whose message starts with the parameter's name, says what is allowed (the bound broken, for a
+value of the right type) and shows the value given.
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ def _range_text(low, high, low_open: bool, high_open: bool) -> str:
     return ""
 
 
-def _outside(value, low, high, low_open: bool, high_open: bool) -> bool:
-    below = low is not None and (value <= low if low_open else value < low)
-    above = high is not None and (value >= high if high_open else value > high)
-    return below or above
+def _violated_bound(value, low, high, low_open: bool, high_open: bool) -> str | None:
+    """The bound `value` breaks, as text (">= 1", "< 1"), or None when it is within them."""
+    if low is not None and (value <= low if low_open else value < low):
+        return f"{'>' if low_open else '>='} {low}"
+    if high is not None and (value >= high if high_open else value > high):
+        return f"{'<' if high_open else '<='} {high}"
+    return None
 
 
 def check_int(
@@ -58,8 +62,9 @@ def check_int(
         allowed += " or None"
     if isinstance(value, bool | np.bool_) or not isinstance(value, Integral):
         raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-    if _outside(value, low, high, False, False):
-        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    bound = _violated_bound(value, low, high, False, False)
+    if bound is not None:
+        raise InvalidParameterError(f"{name} must be {bound}, got {value!r}")
     return int(value)
 
 
@@ -82,8 +87,11 @@ def check_real(
         allowed += " or None"
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
         raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-    if not math.isfinite(value) or _outside(value, low, high, low_open, high_open):
+    if not math.isfinite(value):
         raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    bound = _violated_bound(value, low, high, low_open, high_open)
+    if bound is not None:
+        raise InvalidParameterError(f"{name} must be {bound}, got {value!r}")
     return float(value)
 
 
