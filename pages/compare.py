@@ -3,6 +3,7 @@
 import streamlit as st
 
 from metriclab.methods import REGISTRY
+from metriclab.ui.code_snippets import compare_snippet, session_sets, show_code
 from metriclab.ui.comparing import (
     PROTOCOLS,
     comparison_figures,
@@ -92,6 +93,8 @@ if submitted:
         if results is not None:
             st.session_state["_compare_results"] = results
             st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
+            code = (sets, methods, n_splits, fraction, protocol, scaling, session_sets(sets))
+            st.session_state["_compare_code"] = compare_snippet(*code)
 
 results = st.session_state.get("_compare_results")
 if results is None:
@@ -149,6 +152,7 @@ c3.download_button(
     key="dl_html",
     on_click="ignore",
 )
+show_code(st.session_state.get("_compare_code", ""))
 st.caption(
     "The HTML figure is self-contained (plotly.js inlined) and opens offline; the camera icon on "
     "the chart's toolbar saves it as PNG."

@@ -7,7 +7,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.preprocess import scale_features
-from metriclab.ui import cache
+from metriclab.ui import cache, code_snippets
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, labels_picker, method_picker, url_values
 from metriclab.ui.preprocessing import scaling_note, scaling_picker
@@ -96,6 +96,9 @@ def matrices_view():
         return
     mask = result.mask
     st.caption(scaling_note(ds, scaling, spec, mask))
+    ds_full = cache.dataset(name, cache.params_key(data_params))
+    code = (name, data_params, MATRIX_POINTS, spec, params, *split_key, scaling, ds_full)
+    code_snippets.show_code(code_snippets.dissimilarity_snippet(*code))
     shown = [k for k in MATRICES if k in result.extras]
     if not shown:
         st.info(

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, compute, presets, runs
+from metriclab.ui import cache, code_snippets, compute, presets, runs
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import (
@@ -283,6 +283,8 @@ def live_view():
         if result.eigenvalues is not None and result.eigenvalues.size:
             n_used = result.Z.shape[1] if result.Z is not None else None
             st.plotly_chart(plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
+        code = (name, data_params, max_points, spec, params, *split_key, scaling, ds_full)
+        code_snippets.show_code(code_snippets.embed_snippet(*code))
     if TIMING:  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)
         print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

@@ -2,6 +2,8 @@
 
 from metriclab.datasets import synthetic  # noqa: F401  (registers the generators)
 from metriclab.datasets.core import Dataset, _register_shipped, entry, load, names
+from metriclab.datasets.drawn import from_points
+from metriclab.datasets.sampling import subsample, subsample_indices
 from metriclab.datasets.scaling import default_preprocess, default_scaling
 from metriclab.datasets.upload import load_csv
 
@@ -12,7 +14,10 @@ __all__ = [
     "default_preprocess",
     "default_scaling",
     "entry",
+    "from_points",
     "load",
     "load_csv",
     "names",
+    "subsample",
+    "subsample_indices",
 ]

@@ -54,6 +54,7 @@ def load_csv(file, label_column: str | None = None) -> Dataset:
             f"{len(target_names)} classes from column {label!r}."
         ),
         source=f"upload: {name}",
+        params={"label_column": label},  # what load_csv(path, label_column=...) was given
     )
 
 

@@ -32,6 +32,7 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.datasets import Dataset
+from metriclab.datasets.sampling import subsample
 from metriclab.methods import REGISTRY
 from metriclab.ui import compute
 
@@ -266,28 +267,11 @@ EXTRAS_ENTRIES = 32  # a fit with its n×n matrices at n <= 400: <= 5 MB
 SCRUB_ENTRIES = 32  # <= 40 frames of 3,000 × 2: <= 2 MB
 
 
-def _subsample(ds: Dataset, max_points: int | None, seed: int) -> tuple[Dataset, np.ndarray]:
-    keep = compute.subsample_indices(ds.y, max_points, seed)
-    if keep.shape[0] == ds.n_samples:
-        return ds, keep
-    sub = Dataset(
-        ds.X[keep],
-        ds.y[keep],
-        ds.name,
-        ds.feature_names,
-        ds.target_names,
-        ds.description,
-        ds.source,
-        ds.image_shape,
-    )
-    return sub, keep
-
-
 @st.cache_resource(show_spinner=False, max_entries=VIEW_ENTRIES)
 def _named_view(
     name: str, params: tuple, max_points: int | None, seed: int = 0
 ) -> tuple[Dataset, np.ndarray]:
-    return _subsample(_named_dataset(name, params), max_points, seed)
+    return subsample(_named_dataset(name, params), max_points, seed)
 
 
 def view_data(
@@ -296,7 +280,7 @@ def view_data(
     """The data set restricted to a stratified subsample (for large sets) and the kept indices.
     An upload is not kept in the process-wide cache (it leaves memory with its session)."""
     if name.startswith(UPLOAD_PREFIX):
-        return _subsample(upload_dataset(name), max_points, seed)
+        return subsample(upload_dataset(name), max_points, seed)
     return _named_view(name, params, max_points, seed)
 
 

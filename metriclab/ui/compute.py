@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from metriclab.datasets import Dataset
+from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
 from metriclab.evaluation import estimator_params, fit_split, labeled_mask
 
 # Learned state shown on the pages when an estimator has it.
@@ -39,21 +40,6 @@ class ViewResult:
     eigenvalues: np.ndarray | None = None
     fit_time: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
-
-
-def subsample_indices(y: np.ndarray, max_points: int | None, seed: int = 0) -> np.ndarray:
-    """Indices of at most `max_points` points, stratified by class (all points when None or enough)."""
-    y = np.asarray(y)
-    n = y.shape[0]
-    if max_points is None or n <= max_points:
-        return np.arange(n)
-    rng = np.random.default_rng(seed)
-    keep = []
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        take = max(2, int(round(max_points * idx.size / n)))
-        keep.append(rng.choice(idx, min(take, idx.size), replace=False))
-    return np.sort(np.concatenate(keep))
 
 
 def distinct_positions(Z: np.ndarray, rel_tol: float = 1e-6) -> int:

@@ -1,0 +1,42 @@
+"""Stratified subsamples of a data set: what the app's interactive pages fit on large sets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metriclab.datasets.core import Dataset
+
+
+def subsample_indices(y: np.ndarray, max_points: int | None, seed: int = 0) -> np.ndarray:
+    """Indices of at most `max_points` points, stratified by class (all points when None or enough)."""
+    y = np.asarray(y)
+    n = y.shape[0]
+    if max_points is None or n <= max_points:
+        return np.arange(n)
+    rng = np.random.default_rng(seed)
+    keep = []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        take = max(2, int(round(max_points * idx.size / n)))
+        keep.append(rng.choice(idx, min(take, idx.size), replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def subsample(ds: Dataset, max_points: int | None, seed: int = 0) -> tuple[Dataset, np.ndarray]:
+    """The data set restricted to `subsample_indices(ds.y, max_points, seed)`, and those indices
+    (the same Dataset when it has no more than `max_points` points)."""
+    keep = subsample_indices(ds.y, max_points, seed)
+    if keep.shape[0] == ds.n_samples:
+        return ds, keep
+    sub = Dataset(
+        ds.X[keep],
+        ds.y[keep],
+        ds.name,
+        ds.feature_names,
+        ds.target_names,
+        ds.description,
+        ds.source,
+        ds.image_shape,
+        params=dict(ds.params),
+    )
+    return sub, keep

@@ -1,0 +1,330 @@
+""" "Show the code": for what a page shows, a runnable Python snippet that uses only the public
+metriclab API and recomputes it (same data set, subsample, split, scaling, method and parameters),
+ending in a print of the page's headline number.
+
+The builders are pure functions of the page's state (no streamlit), so the tests run each snippet
+in a fresh interpreter and compare its output with the page; `show_code` draws the expander.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import metriclab
+from metriclab.datasets import Dataset
+from metriclab.preprocess import scaler_fit_rows
+
+SESSION_PREFIX = "upload:"  # ui.cache.UPLOAD_PREFIX: a set held by the session (upload or drawing)
+UPLOAD_NOTE = "# the CSV file you uploaded: put its path here"
+DRAWN_DIGITS = 4  # coordinates of drawn points are rounded to this many decimals when drawn
+
+
+def _call(function: str, args: Sequence[str] = (), kwargs: Mapping[str, Any] = ()) -> str:
+    """`function(arg, ..., name=value, ...)` with values as Python literals (repr)."""
+    parts = list(args) + [f"{k}={v!r}" for k, v in dict(kwargs).items()]
+    text = f"{function}({', '.join(parts)})"
+    if len(text) <= 96:
+        return text
+    return f"{function}(\n" + "".join(f"    {p},\n" for p in parts) + ")"
+
+
+def _public_class(factory) -> str | None:
+    """The name under which `factory` is exported by `metriclab`, if it is."""
+    for name in metriclab.__all__:
+        if name != "__version__" and getattr(metriclab, name, None) is factory:
+            return name
+    return None
+
+
+def _literal(array: np.ndarray) -> str:
+    """A NumPy array as a nested list literal (drawn coordinates are short decimals)."""
+    return repr(np.asarray(array).tolist())
+
+
+def data_lines(
+    name: str,
+    data_params: Mapping[str, Any] | None = None,
+    max_points: int | None = None,
+    dataset: Dataset | None = None,
+    var: str = "ds",
+) -> tuple[list[str], list[str]]:
+    """(imports, lines) that leave the page's data set in `var`: a named set with its generator's
+    parameters, an uploaded CSV (read from the path the person gives) or a drawn set (its points
+    written out), then the page's stratified subsample of large sets."""
+    imports, lines = [], []
+    session_set = dataset is not None and name.startswith(SESSION_PREFIX)
+    if session_set and dataset.source.startswith("drawn"):
+        imports.append("from metriclab.datasets import from_points")
+        lines += [
+            f"{var} = from_points(  # the points you drew",
+            f"    {_literal(np.round(dataset.X, DRAWN_DIGITS))},",
+            f"    {_literal(dataset.y)},",
+            f"    class_names={list(dataset.target_names)!r},",
+            ")",
+        ]
+    elif session_set:
+        imports.append("from metriclab.datasets import load_csv")
+        label_column = (dataset.params or {}).get("label_column")
+        call = _call("load_csv", [repr(dataset.name)], {"label_column": label_column})
+        lines += [UPLOAD_NOTE, f"{var} = {call}"]
+    else:
+        imports.append("from metriclab.datasets import load")
+        lines.append(f"{var} = " + _call("load", [repr(name)], dict(data_params or {})))
+    n = dataset.n_samples if dataset is not None else None
+    if max_points is not None and (n is None or n > max_points):
+        imports.append("from metriclab.datasets import subsample")
+        lines.append(
+            f"{var}, kept = subsample({var}, {max_points}, seed=0)  # the page's stratified subsample"
+        )
+    return imports, lines
+
+
+def split_line(label_mode: str, label_value: float, seed: int) -> str:
+    """The page's labelled points: a share of each class or a number per class."""
+    if label_mode == "fraction":
+        how = f"fraction={float(label_value)!r}"
+    else:
+        how = f"per_class={int(label_value)}"
+    return f"mask = labeled_mask(ds.y, {how}, seed={int(seed)})  # True = labelled"
+
+
+def model_lines(spec, params: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(imports, lines) that build the unfitted estimator `model` exactly as `spec.make(**params)`."""
+    values = spec.resolve(**dict(params))
+    args = ["image_shape=ds.image_shape"] if spec.input == "image" else []
+    public = _public_class(spec.factory)
+    if public is not None:
+        return [f"from metriclab import {public}"], ["model = " + _call(public, args, values)]
+    return (
+        ["from metriclab.methods import REGISTRY"],
+        ["model = " + _call(f"REGISTRY[{spec.key!r}].make", args, values)],
+    )
+
+
+def scaling_lines(spec, preprocess: str) -> tuple[list[str], list[str]]:
+    """`X`: the features scaled as on the page (the scaler fitted on the rows the method sees)."""
+    if preprocess == "none":
+        return [], ["X = ds.X  # no feature scaling"]
+    everyone = bool(scaler_fit_rows(spec, "transductive", np.zeros(1, dtype=bool)).all())
+    rows, why = (
+        ("None", "all points' features, no labels (a transductive fit sees them all)")
+        if everyone
+        else ("mask", "the labelled points only")
+    )
+    return (
+        ["from metriclab.preprocess import scale_features"],
+        [
+            f"# the scaler is fitted on {why}",
+            f"X = scale_features({preprocess!r}, ds.X, fit_rows={rows})",
+        ],
+    )
+
+
+def fit_lines(spec) -> list[str]:
+    """Fit `model` under the method's protocol and leave the embedding in `Z` (or, for a
+    classifier, its accuracy on the unlabelled points in `accuracy`)."""
+    if spec.output == "classifier":
+        return [
+            "model.fit(X[mask], ds.y[mask])",
+            "predicted = model.predict(X[~mask])",
+            "accuracy = np.mean(predicted == ds.y[~mask])",
+        ]
+    if spec.transductive:
+        return [
+            "model.fit(X, partial_labels(ds.y, mask))  # -1 marks the unlabelled points",
+            "Z = model.embedding_",
+        ]
+    if spec.needs_labels:
+        return [
+            "model.fit(X[mask], ds.y[mask])  # learned from the labelled points",
+            "Z = model.transform(X)",
+        ]
+    return ["model.fit(X)  # uses no labels", "Z = model.transform(X)"]
+
+
+def _assemble(imports: list[str], body: list[str], header: str) -> str:
+    """The snippet: docstring, imports (one line per module, names sorted), then the body."""
+    plain = sorted({i for i in imports if i.startswith("import ")})
+    names: dict[str, set[str]] = {}
+    for line in imports:
+        if line.startswith("from "):
+            module, _, listed = line[len("from ") :].partition(" import ")
+            names.setdefault(module, set()).update(n.strip() for n in listed.split(","))
+    froms = [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
+    return "\n".join([f'"""{header}"""', "", *plain, "", *froms, "", *body]) + "\n"
+
+
+def fitted_lines(
+    name, data_params, max_points, spec, params, label_mode, label_value, seed, preprocess, dataset
+) -> tuple[list[str], list[str]]:
+    """(imports, lines) up to the fitted `model` and its embedding `Z` (or `accuracy`)."""
+    imports, body = data_lines(name, data_params, max_points, dataset)
+    imports.append("from metriclab.evaluation import labeled_mask")
+    body.append(split_line(label_mode, label_value, seed))
+    for more, lines in (scaling_lines(spec, preprocess), model_lines(spec, params)):
+        imports += more
+        body += lines
+    body += fit_lines(spec)
+    if spec.transductive and spec.output != "classifier":
+        imports.append("from metriclab.evaluation import partial_labels")
+    return imports, body
+
+
+def embed_snippet(
+    name: str,
+    data_params: Mapping[str, Any] | None,
+    max_points: int | None,
+    spec,
+    params: Mapping[str, Any],
+    label_mode: str,
+    label_value: float,
+    seed: int,
+    preprocess: str,
+    dataset: Dataset | None = None,
+) -> str:
+    """The Embed page's live view: fit, then print the 1-NN accuracy on the unlabelled points (a
+    classifier's own accuracy) with the page's three decimals."""
+    imports, body = fitted_lines(
+        name,
+        data_params,
+        max_points,
+        spec,
+        params,
+        label_mode,
+        label_value,
+        seed,
+        preprocess,
+        dataset,
+    )
+    if spec.output == "classifier":
+        imports.append("import numpy as np")
+        body.append('print(f"accuracy: {accuracy:.3f}")')
+    else:
+        imports.append("from metriclab.evaluation import embedding_accuracy")
+        body += [
+            "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN, labelled points as reference",
+            'print(f"1-NN accuracy: {accuracy:.3f}")',
+        ]
+    return _assemble(
+        imports, body, f"{spec.label} on {_shown_name(name, dataset)}, as on the Embed page."
+    )
+
+
+def dissimilarity_snippet(
+    name: str,
+    data_params: Mapping[str, Any] | None,
+    max_points: int | None,
+    spec,
+    params: Mapping[str, Any],
+    label_mode: str,
+    label_value: float,
+    seed: int,
+    preprocess: str,
+    dataset: Dataset | None = None,
+) -> str:
+    """The Dissimilarity page: fit, take the learned dissimilarity (else the Euclidean distances of
+    the scaled labelled inputs) and print Zhang's two checks as the page's caption gives them."""
+    imports, body = fitted_lines(
+        name,
+        data_params,
+        max_points,
+        spec,
+        params,
+        label_mode,
+        label_value,
+        seed,
+        preprocess,
+        dataset,
+    )
+    imports.append("import numpy as np")
+    imports.append("from metriclab.methods.zhang import is_euclidean, is_fisher_separable")
+    imports.append("from metriclab.preprocess import scale_features")
+    body += [
+        'D = getattr(model, "dissimilarity_", None)',
+        "if D is not None and len(D) in (len(ds.y), mask.sum()):  # the learned dissimilarity",
+        "    D_labels = ds.y if len(D) == len(ds.y) else ds.y[mask]",
+        "else:  # none learned: Euclidean distances of the labelled inputs",
+        f"    X_lab = scale_features({preprocess!r}, ds.X[mask])",
+        "    D = np.sqrt(np.maximum(((X_lab[:, None, :] - X_lab[None, :, :]) ** 2).sum(-1), 0.0))",
+        "    D_labels = ds.y[mask]",
+        "gower = is_euclidean(D, tol=1e-8)  # -1/2 H D^2 H positive semidefinite?",
+        "fisher = is_fisher_separable(D, D_labels)  # every within < every between?",
+        'print(f"Euclidean: {gower.euclidean}; Fisher separable: {fisher.separable}")',
+        'print(f"smallest/largest eigenvalue {gower.relative_min_eigenvalue:.2e}; "',
+        '      f"Fisher margin {fisher.margin:.3g}")',
+    ]
+    return _assemble(
+        imports,
+        body,
+        f"{spec.label} on {_shown_name(name, dataset)}, as on the Dissimilarity page.",
+    )
+
+
+def compare_snippet(
+    sets: Sequence[str],
+    methods: Sequence[str],
+    n_splits: int,
+    fraction: float,
+    protocol: str,
+    preprocess: str,
+    datasets: Mapping[str, Dataset] | None = None,
+    seed: int = 0,
+) -> str:
+    """The Compare page: the same repeated-split comparison, then its summary's mean accuracies.
+    `datasets` gives the Dataset of each upload or drawing among `sets` (by name)."""
+    imports = ["from metriclab.evaluation import compare, summarize"]
+    body: list[str] = []
+    items = []
+    for i, name in enumerate(sets):
+        dataset = (datasets or {}).get(name)
+        if dataset is None:
+            items.append(repr(name))
+            continue
+        more, lines = data_lines(name, None, None, dataset, var=f"data_{i}")
+        imports += more
+        body += lines
+        items.append(f"data_{i}")
+    data = items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
+    body += [
+        "results = "
+        + _call(
+            "compare",
+            [data, repr({m: {} for m in methods})],
+            {
+                "n_splits": int(n_splits),
+                "fraction": float(fraction),
+                "protocol": protocol,
+                "seed": int(seed),
+                "preprocess": preprocess,
+            },
+        ),
+        "summary = summarize(results)  # the Euclidean baseline is always added",
+        'print(summary[["dataset", "label", "accuracy_mean"]].to_string(index=False))',
+    ]
+    return _assemble(imports, body, "The Compare page's comparison (methods at their defaults).")
+
+
+def _shown_name(name: str, dataset: Dataset | None) -> str:
+    return dataset.name if dataset is not None else name
+
+
+def session_sets(names: Sequence[str]) -> dict[str, Dataset]:
+    """The Dataset of each of `names` that this session holds (uploads and drawings), by name."""
+    from metriclab.ui import cache
+
+    return {n: cache.dataset(n) for n in names if n.startswith(cache.UPLOAD_PREFIX)}
+
+
+def show_code(snippet: str, key: str | None = None) -> None:
+    """The "Show the code" expander with the snippet (copy button included)."""
+    import streamlit as st
+
+    with st.expander("Show the code", expanded=False, icon=":material/code:"):
+        st.caption(
+            "Runs as is with `pip install -e .` of this repository: it recomputes what this page "
+            "shows and prints its headline number."
+        )
+        st.code(snippet, language="python")
