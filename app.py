@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from metriclab.ui import presentation
+
 st.set_page_config(page_title="metriclab", page_icon=":material/straighten:", layout="wide")
 
 PAGES = [
@@ -26,4 +28,5 @@ PAGES = [
     ),
 ]
 
+presentation.controls()  # sidebar toggle, URL ?present=1
 st.navigation(PAGES).run()

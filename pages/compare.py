@@ -3,6 +3,7 @@
 import streamlit as st
 
 from metriclab.methods import REGISTRY
+from metriclab.ui import presentation
 from metriclab.ui.code_snippets import compare_snippet, session_sets, show_code
 from metriclab.ui.comparing import (
     PROTOCOLS,
@@ -111,7 +112,7 @@ if len(failed):
 summary = guarded(summary_table, results, context="summary")
 bars, boxes = comparison_figures(results)
 tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
-tab_bars.plotly_chart(bars, key="compare_bars")
+tab_bars.plotly_chart(presentation.fit_screen(bars), key="compare_bars")
 tab_boxes.plotly_chart(boxes, key="compare_boxes")
 if summary is not None:
     st.dataframe(display_table(summary), hide_index=True)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, code_snippets, compute, presets, runs
+from metriclab.ui import cache, code_snippets, compute, presentation, presets, runs
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import (
@@ -267,7 +267,8 @@ def live_view():
             guarded(show_spread, params, refs, context="spread over seeds")
         if result.Z is not None:
             view_id = (data_key, method, split_key, scaling)
-            st.plotly_chart(embedding_figure(result, ds, view_id), key="embedding")
+            fig = presentation.fit_screen(embedding_figure(result, ds, view_id))
+            st.plotly_chart(fig, key="embedding")
         else:
             fig = plots.embedding_scatter(
                 plots.pca_2d(ds.X),
@@ -277,7 +278,7 @@ def live_view():
                 title=f"{spec.label}: predicted classes (PCA view of the data)",
                 axis_titles=("PC 1", "PC 2"),
             )
-            st.plotly_chart(fig, key="embedding")
+            st.plotly_chart(presentation.fit_screen(fig), key="embedding")
             wrong = int(np.sum(result.predictions[~result.mask] != ds.y[~result.mask]))
             st.caption(f"{wrong} unlabeled points misclassified")
         if result.eigenvalues is not None and result.eigenvalues.size:

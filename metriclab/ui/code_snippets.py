@@ -154,7 +154,8 @@ def _assemble(imports: list[str], body: list[str], header: str) -> str:
             module, _, listed = line[len("from ") :].partition(" import ")
             names.setdefault(module, set()).update(n.strip() for n in listed.split(","))
     froms = [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
-    return "\n".join([f'"""{header}"""', "", *plain, "", *froms, "", *body]) + "\n"
+    sections = [[f'"""{header}"""'], plain, froms, body]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
 
 
 def fitted_lines(
@@ -205,7 +206,7 @@ def embed_snippet(
     else:
         imports.append("from metriclab.evaluation import embedding_accuracy")
         body += [
-            "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN, labelled points as reference",
+            "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
             'print(f"1-NN accuracy: {accuracy:.3f}")',
         ]
     return _assemble(
@@ -327,4 +328,4 @@ def show_code(snippet: str, key: str | None = None) -> None:
             "Runs as is with `pip install -e .` of this repository: it recomputes what this page "
             "shows and prints its headline number."
         )
-        st.code(snippet, language="python")
+        st.code(snippet, language="python", wrap_lines=True)

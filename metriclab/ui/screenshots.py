@@ -23,7 +23,8 @@ TWO_MOONS_TDL = (
     "ds=harder_moons&method=tdl&lab=per_class&per=5&p.tdl.lam=16&p.tdl.width=0.25"
     "&p.tdl.n_neighbors=10&p.tdl.k=5&p.tdl.laplacian=symmetric"
 )
-# (file name, URL path and query, (role, name) of elements to click first, viewport height)
+# (file name, URL path and query, (role, name) of elements to click first — role "text": an
+# expander's summary — viewport height)
 SHOTS = [
     ("embed.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2", [], 1100),
     ("embed-window.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=1&mode=window&grid=7", [("button", "Compute window map")], 1100),
@@ -32,6 +33,8 @@ SHOTS = [
     ("dissimilarity.png", "/dissimilarity?ds=two_rings&dmethod=zhang_mds", [], 1400),
     ("compare.png", "/compare?cds=iris,wine,sonar&cm=pca,nca,tdl,zhang_mds&splits=5", [("button", "Run")], 1300),
     ("tangent.png", "/tangent?tds=usps&pool=1000&q=7", [("button", "Compute error rates")], 1300),
+    ("embed-code.png", "/embed?ds=iris&method=nca&frac=0.2&pp=standardise", [("text", "Show the code")], 1000),
+    ("present.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2&present=1", [], 1000),
     ("reproduce.png", "/reproduce?exp=tdl-uci", [("tab", "Fast run (live)"), ("button", "Run fast version")], 1300),
 ]  # fmt: skip
 
@@ -61,6 +64,12 @@ def take(out: Path, only: set[str] | None = None) -> list[Path]:
                 page.wait_for_selector("h1")
                 wait_idle(page, settle_ms=1000)
                 for role, label in clicks:
+                    if role == "text":  # an expander's summary: open it and bring it into view
+                        page.get_by_text(label, exact=True).click()
+                        page.wait_for_timeout(1000)
+                        expander = page.get_by_test_id("stExpander").filter(has_text=label)
+                        expander.evaluate("e => e.scrollIntoView({block: 'end'})")
+                        continue
                     page.get_by_role(role, name=label, exact=True).click()
                     page.wait_for_timeout(1000)
                     wait_idle(page, settle_ms=1000)

@@ -1,0 +1,90 @@
+"""Presentation mode, for a projector: large fonts, no sidebar, the chart filling the screen.
+
+A toggle in the sidebar (URL `?present=1`, validated like every URL value). When it is on, a style
+block hides the sidebar, the header, the page title and the captions, widens the page and scales
+the text; the page's main
+chart is drawn taller with larger fonts (`fit_screen`), and an "Exit presentation" button at the
+top of the page is the way back (the sidebar, and the toggle in it, are hidden meanwhile).
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from metriclab.ui.state import publish, seed_from_url
+
+KEY = "present"  # session-state key and URL parameter
+_KEPT = "_metriclab_present"  # the mode, kept across pages
+CHART_HEIGHT = 700  # px: on a 1080-line projector the chart shows whole below the scores
+CHART_FONT = 20  # px, plotly's own default is 12
+STYLE = """
+<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], header[data-testid="stHeader"],
+[data-testid="stMainBlockContainer"] [data-testid="stHeading"]:has(h1),
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { display: none !important; }
+html { font-size: 20px; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.75rem 2rem 2rem 2rem; }
+.st-key-present_exit { position: fixed; top: 0.5rem; right: 1rem; z-index: 1000; width: auto; }
+</style>
+"""
+
+
+def active() -> bool:
+    """Whether this session is in presentation mode."""
+    return bool(st.session_state.get(_KEPT, False))
+
+
+def _remember() -> None:
+    st.session_state[_KEPT] = st.session_state[KEY]
+
+
+def _leave() -> None:
+    st.session_state[KEY] = st.session_state[_KEPT] = False
+
+
+def controls() -> bool:
+    """The sidebar toggle (seeded from `?present=`), the style and the way back; returns whether
+    presentation mode is on. Called once per run, by the router, before the page."""
+    if _KEPT in st.session_state:  # a widget's state does not follow the person to another page
+        st.session_state[KEY] = st.session_state[_KEPT]
+    seed_from_url(KEY, False)
+    on = st.sidebar.toggle(
+        "Presentation mode",
+        key=KEY,
+        on_change=_remember,
+        help="Large fonts, no sidebar and the chart filling the screen, for a projector "
+        "(link: ?present=1). Leave it with the 'Exit presentation' button at the top.",
+    )
+    st.session_state[_KEPT] = on
+    publish({KEY: 1} if on else {}, prune=(KEY,))
+    if on:
+        st.html(STYLE)
+        st.button(
+            "Exit presentation",
+            key="present_exit",
+            icon=":material/close_fullscreen:",
+            on_click=_leave,
+            help="back to the normal view, with the sidebar",
+        )
+    return on
+
+
+def fit_screen(fig: go.Figure) -> go.Figure:
+    """The figure drawn for a projector when presentation mode is on (taller, larger text and
+    markers); unchanged otherwise."""
+    if not active():
+        return fig
+    fig = go.Figure(fig)
+    fig.update_layout(
+        height=CHART_HEIGHT,
+        font={"size": CHART_FONT},
+        title_font={"size": CHART_FONT + 6},
+        legend_font={"size": CHART_FONT},
+    )
+    for trace in fig.data:
+        size = getattr(trace.marker, "size", None) if trace.type == "scatter" else None
+        if isinstance(size, int | float):
+            trace.marker.size = size * 1.6
+    return fig

@@ -1,0 +1,64 @@
+"""Presentation mode: the sidebar toggle and `?present=1` (validated) hide the sidebar, enlarge the
+text and the main chart, and an "Exit presentation" button brings the normal view back."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from metriclab.ui import presentation
+from tests.apptest_helpers import ROOT
+
+TIMEOUT = 180
+
+
+def embed(query):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page("pages/embed.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def style_on(at):
+    return any("stSidebar" in h.proto.body for h in at.get("html"))
+
+
+def chart_height(at):
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return spec["layout"]["height"]
+
+
+def test_present_flag_hides_the_sidebar_enlarges_the_chart_and_exit_brings_it_back():
+    normal = embed({"ds": "two_moons", "method": "tdl"})
+    assert not style_on(normal)
+    assert "present_exit" not in [b.key for b in normal.button]
+    normal_height = chart_height(normal)
+
+    at = embed({"ds": "two_moons", "method": "tdl", "present": "1"})
+    assert at.session_state[presentation.KEY] is True
+    assert at.sidebar.toggle(key=presentation.KEY).value is True
+    assert style_on(at)
+    assert chart_height(at) == presentation.CHART_HEIGHT > normal_height
+    assert at.query_params["present"] == "1"
+    at.button(key="present_exit").click().run()
+    assert at.session_state[presentation.KEY] is False
+    assert not style_on(at)
+    assert chart_height(at) == normal_height
+    assert "present" not in at.query_params
+
+
+def test_the_sidebar_toggle_turns_it_on_and_writes_the_url():
+    at = embed({"ds": "iris", "method": "pca"})
+    at.sidebar.toggle(key=presentation.KEY).set_value(True).run()
+    assert style_on(at) and at.query_params["present"] == "1"
+    assert chart_height(at) == presentation.CHART_HEIGHT
+
+
+def test_an_odd_present_value_warns_and_stays_off():
+    at = embed({"ds": "two_moons", "method": "pca", "present": "projector<script>"})
+    assert at.session_state[presentation.KEY] is False
+    assert not style_on(at)
+    notices = [w.value for w in at.warning]
+    assert any("Link parameter `present`" in n and "not on/off" in n for n in notices), notices
+    assert "present" not in at.query_params  # rewritten to the value in use (off: no flag)
