@@ -9,6 +9,7 @@ st.set_page_config(page_title="metriclab", page_icon=":material/straighten:", la
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
+    st.Page("pages/draw.py", title="Draw", icon=":material/draw:", url_path="draw"),
     st.Page(
         "pages/embed.py",
         title="Embed",

@@ -21,6 +21,8 @@ PAGES = [
      "scrub λ in the browser; map where a method beats its baseline."),
     ("pages/data.py", "Data", ":material/table_view:", "browse the shipped and synthetic data "
      "sets or upload a CSV."),
+    ("pages/draw.py", "Draw", ":material/draw:", "click points of a few classes on a canvas and "
+     "use the drawing as a data set on every page."),
     ("pages/dissimilarity.py", "Dissimilarity", ":material/grid_on:", "kernel, dissimilarity and "
      "graph matrices sorted by class, Euclidean and Fisher checks, MDS spectrum and stress."),
     ("pages/compare.py", "Compare", ":material/bar_chart:", "several methods on several data "

@@ -159,6 +159,29 @@ def register_upload(data: bytes, filename: str, label_column: str | None = None)
 
     ds = datasets.load_csv(io.BytesIO(data), label_column=label_column)
     ds.name = filename
+    _keep(store, key, ds)
+    return key
+
+
+def register_dataset(ds: Dataset, content: bytes, replace: str | None = None) -> str:
+    """Keep a data set made in this session (a drawing) with its uploads, under the same rules
+    (private to the session, within MAX_UPLOADS and MAX_UPLOAD_BYTES); `content` identifies it and
+    `replace` is the key of an earlier one it supersedes. Returns its data set key."""
+    key = upload_key(content, None)
+    store = _session_uploads()
+    st.session_state["_metriclab_dropped"] = []
+    if replace is not None and replace != key:
+        store.pop(replace, None)
+    if key in store:
+        store[key].used = time.monotonic()
+        store.move_to_end(key)
+        return key
+    _keep(store, key, ds)
+    return key
+
+
+def _keep(store: OrderedDict[str, _Upload], key: str, ds: Dataset) -> None:
+    """Add `ds` to the session's store, dropping the oldest to stay within the limits."""
     size = dataset_nbytes(ds)
     if size > MAX_UPLOAD_BYTES:
         raise ValueError(
@@ -174,7 +197,6 @@ def register_upload(data: bytes, filename: str, label_column: str | None = None)
         dropped.append(old.dataset.name)
     store[key] = _Upload(ds, time.monotonic())
     st.session_state["_metriclab_dropped"] = dropped
-    return key
 
 
 def last_dropped() -> list[str]:

@@ -40,7 +40,8 @@ def _is_image(name: str) -> bool:
 
 def dataset_label(name: str) -> str:
     if name.startswith(cache.UPLOAD_PREFIX):
-        return f"uploaded: {cache.uploaded_names().get(name, name)}"
+        shown = cache.uploaded_names().get(name, name)
+        return shown if shown.startswith("drawn (") else f"uploaded: {shown}"
     try:
         summary = datasets.entry(name).summary
     except ValueError:

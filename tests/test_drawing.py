@@ -1,0 +1,135 @@
+"""Draw your own data: clicks (plotly selections on the invisible grid) become points, undo and
+clear, the drawing becomes a per-session data set that the Embed page embeds and the "Show the
+code" snippet reproduces, and drawings no method can use give clear errors."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from metriclab.datasets import from_points
+from metriclab.ui import drawing
+from tests.apptest_helpers import ROOT
+from tests.test_code_snippets import run_snippets, shown_code
+
+TIMEOUT = 180
+
+
+def two_blobs(n=12, seed=0):
+    """Strokes of two classes on grid positions, as clicks leave them."""
+    rng = np.random.default_rng(seed)
+    grid = drawing.grid_points()
+    left = grid[(grid[:, 0] < -0.3) & (np.abs(grid[:, 1]) < 0.4)]
+    right = grid[(grid[:, 0] > 0.3) & (np.abs(grid[:, 1]) < 0.4)]
+    picks = [left[rng.choice(len(left), n, replace=False)], right[rng.choice(len(right), n, 0)]]
+    return [[(float(x), float(y), c)] for c, pts in enumerate(picks) for x, y in pts]
+
+
+def test_selection_events_become_strokes_and_a_click_on_a_drawn_point_erases_it():
+    grid_click = {"points": [{"curve_number": 0, "point_index": 7, "x": -0.5, "y": 0.25}]}
+    assert drawing.stroke_from_selection(grid_click, 2) == [(-0.5, 0.25, 2)]
+    lasso = {
+        "points": [{"curve_number": 0, "x": 0.0, "y": 0.0}, {"curve_number": 0, "x": 0.5, "y": 0.0}]
+    }
+    sprayed = drawing.stroke_from_selection({"points": lasso["points"] * 20}, 1)
+    assert 0 < len(sprayed) < 40 and all(c == 1 for _, _, c in sprayed)
+    on_drawn = {"points": [{"curve_number": 2, "x": 0.5, "y": 0.0}]}
+    assert drawing.stroke_from_selection(on_drawn, 1) == [(0.5, 0.0, -1)]
+    assert drawing.stroke_from_selection({}, 0) == []
+
+
+def test_from_points_refuses_drawings_no_method_can_use():
+    with pytest.raises(ValueError, match="at least two classes"):
+        from_points([[0, 0], [1, 1], [0, 1]], [1, 1, 1], class_names=drawing.CLASSES)
+    with pytest.raises(ValueError, match="no points"):
+        from_points(np.zeros((0, 2)), np.zeros(0, dtype=int))
+    with pytest.raises(ValueError, match="class B has a single point"):
+        from_points([[0, 0], [1, 1], [0, 1]], [0, 0, 1], class_names=drawing.CLASSES)
+    with pytest.raises(ValueError, match="finite"):
+        from_points([[0, np.nan], [1, 1], [0, 1], [1, 0]], [0, 0, 1, 1])
+    ds = from_points([[0, 0], [1, 1], [0, 1], [1, 0]], [3, 3, 1, 1], class_names=drawing.CLASSES)
+    assert ds.target_names == ["B", "D"] and list(ds.y) == [1, 1, 0, 0]
+
+
+def app_on(page, state=None):
+    """Page `page` in an AppTest session holding `state` (session-state values)."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=TIMEOUT)
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def same_session(at, page, query=None):
+    """`page` opened in the session of `at` (its uploads, drawing and data set choice)."""
+    keep = ("_metriclab_uploads", "ds", "_metriclab_drawn_key", "_metriclab_strokes")
+    state = {k: at.session_state[k] for k in keep if k in at.session_state}
+    other = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=TIMEOUT)
+    for key, value in state.items():
+        other.session_state[key] = value
+    other.query_params.update(query or {})
+    return other.run()
+
+
+def test_undo_clear_and_a_one_class_drawing_gives_an_error():
+    at = app_on("draw")
+    assert not at.exception
+    at.session_state["_metriclab_strokes"] = [[(0.0, 0.0, 0)], [(0.5, 0.5, 0)], [(0.5, 0.5, -1)]]
+    at.run()
+    assert any("1 points drawn" in c.value for c in at.caption)  # the third stroke erased one
+    at.button(key="draw_undo").click().run()
+    assert any("2 points drawn" in c.value for c in at.caption)
+    at.button(key="draw_use").click().run()
+    assert [e.value for e in at.error] and "at least two classes" in at.error[0].value
+    assert not str(at.session_state["ds"] if "ds" in at.session_state else "").startswith("upload")
+    at.button(key="draw_clear").click().run()
+    assert any("0 points drawn" in c.value for c in at.caption)
+
+
+def test_a_drawing_becomes_a_data_set_that_the_embed_page_embeds_and_the_snippet_reproduces():
+    at = app_on("draw")
+    at.session_state["_metriclab_strokes"] = two_blobs()
+    at.run()
+    at.button(key="draw_use").click().run()
+    assert not at.error, [e.value for e in at.error]
+    key = at.session_state["ds"]
+    assert key.startswith("upload:") and key == at.session_state["_metriclab_drawn_key"]
+    embed = same_session(at, "embed", {"method": "tdl", "p.tdl.n_neighbors": "5", "p.tdl.k": "3"})
+    assert not embed.exception and not embed.error, [e.value for e in embed.error]
+    assert embed.sidebar.selectbox(key="ds").value == key
+    assert embed.get("plotly_chart"), "no embedding"
+    code = shown_code(embed)
+    assert "from_points(" in code
+    (out,) = run_snippets([code])
+    assert out == f"1-NN accuracy: {embed.metric[0].value}\n"
+    # a drawing that changes replaces the previous one (one drawn set per session)
+    at.session_state["_metriclab_strokes"] = two_blobs(seed=1)
+    at.run()
+    at.button(key="draw_use").click().run()
+    assert at.session_state["ds"] != key
+    drawn = [n for n in at.session_state["_metriclab_uploads"] if n.startswith("upload:")]
+    assert drawn == [at.session_state["ds"]]
+
+
+def test_fewer_points_than_the_graph_needs_is_a_clear_error_on_the_embed_page():
+    at = app_on("draw")
+    at.session_state["_metriclab_strokes"] = [
+        [(0.0, 0.0, 0), (0.1, 0.0, 0), (0.9, 0.9, 1), (1.0, 0.9, 1)]
+    ]
+    at.run()
+    at.button(key="draw_use").click().run()
+    embed = same_session(at, "embed", {"method": "tdl"})
+    assert not embed.exception
+    errors = [e.value for e in embed.error]
+    assert any("n_neighbors must be in [1, 3]" in e for e in errors), errors
+
+
+def test_another_session_cannot_open_a_drawing():
+    at = app_on("draw")
+    at.session_state["_metriclab_strokes"] = two_blobs()
+    at.run()
+    at.button(key="draw_use").click().run()
+    key = at.session_state["ds"]
+    other = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=TIMEOUT)
+    other.query_params["ds"] = key
+    other.run()
+    assert other.sidebar.selectbox(key="ds").value != key
+    assert any("not available here" in w.value for w in other.warning)
