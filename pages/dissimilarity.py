@@ -98,7 +98,7 @@ def matrices_view():
     st.caption(scaling_note(ds, scaling, spec, mask))
     ds_full = cache.dataset(name, cache.params_key(data_params))
     code = (name, data_params, MATRIX_POINTS, spec, params, *split_key, scaling, ds_full)
-    code_snippets.show_code(code_snippets.dissimilarity_snippet(*code))
+    code_snippets.show_code(code_snippets.dissimilarity_snippet(code_snippets.FitState(*code)))
     shown = [k for k in MATRICES if k in result.extras]
     if not shown:
         st.info(

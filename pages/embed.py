@@ -285,7 +285,7 @@ def live_view():
             n_used = result.Z.shape[1] if result.Z is not None else None
             st.plotly_chart(plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
         code = (name, data_params, max_points, spec, params, *split_key, scaling, ds_full)
-        code_snippets.show_code(code_snippets.embed_snippet(*code))
+        code_snippets.show_code(code_snippets.embed_snippet(code_snippets.FitState(*code)))
     if TIMING:  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)
         print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

@@ -9,6 +9,7 @@ in a fresh interpreter and compare its output with the page; `show_code` draws t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -158,14 +159,35 @@ def _assemble(imports: list[str], body: list[str], header: str) -> str:
     return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
 
 
-def fitted_lines(
-    name, data_params, max_points, spec, params, label_mode, label_value, seed, preprocess, dataset
-) -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class FitState:
+    """What a page fitted: the data set (with its generator's parameters and subsample), the
+    split, the feature scaling, the method and its parameters; `dataset` is the loaded set (for
+    uploads and drawings, which the snippet reads or writes out)."""
+
+    name: str
+    data_params: Mapping[str, Any] | None
+    max_points: int | None
+    spec: Any
+    params: Mapping[str, Any]
+    label_mode: str
+    label_value: float
+    seed: int
+    preprocess: str
+    dataset: Dataset | None = None
+
+    @property
+    def shown_name(self) -> str:
+        return self.dataset.name if self.dataset is not None else self.name
+
+
+def fitted_lines(state: FitState) -> tuple[list[str], list[str]]:
     """(imports, lines) up to the fitted `model` and its embedding `Z` (or `accuracy`)."""
-    imports, body = data_lines(name, data_params, max_points, dataset)
+    spec = state.spec
+    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
     imports.append("from metriclab.evaluation import labeled_mask")
-    body.append(split_line(label_mode, label_value, seed))
-    for more, lines in (scaling_lines(spec, preprocess), model_lines(spec, params)):
+    body.append(split_line(state.label_mode, state.label_value, state.seed))
+    for more, lines in (scaling_lines(spec, state.preprocess), model_lines(spec, state.params)):
         imports += more
         body += lines
     body += fit_lines(spec)
@@ -174,32 +196,11 @@ def fitted_lines(
     return imports, body
 
 
-def embed_snippet(
-    name: str,
-    data_params: Mapping[str, Any] | None,
-    max_points: int | None,
-    spec,
-    params: Mapping[str, Any],
-    label_mode: str,
-    label_value: float,
-    seed: int,
-    preprocess: str,
-    dataset: Dataset | None = None,
-) -> str:
+def embed_snippet(state: FitState) -> str:
     """The Embed page's live view: fit, then print the 1-NN accuracy on the unlabelled points (a
     classifier's own accuracy) with the page's three decimals."""
-    imports, body = fitted_lines(
-        name,
-        data_params,
-        max_points,
-        spec,
-        params,
-        label_mode,
-        label_value,
-        seed,
-        preprocess,
-        dataset,
-    )
+    spec = state.spec
+    imports, body = fitted_lines(state)
     if spec.output == "classifier":
         imports.append("import numpy as np")
         body.append('print(f"accuracy: {accuracy:.3f}")')
@@ -209,37 +210,14 @@ def embed_snippet(
             "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
             'print(f"1-NN accuracy: {accuracy:.3f}")',
         ]
-    return _assemble(
-        imports, body, f"{spec.label} on {_shown_name(name, dataset)}, as on the Embed page."
-    )
+    return _assemble(imports, body, f"{spec.label} on {state.shown_name}, as on the Embed page.")
 
 
-def dissimilarity_snippet(
-    name: str,
-    data_params: Mapping[str, Any] | None,
-    max_points: int | None,
-    spec,
-    params: Mapping[str, Any],
-    label_mode: str,
-    label_value: float,
-    seed: int,
-    preprocess: str,
-    dataset: Dataset | None = None,
-) -> str:
+def dissimilarity_snippet(state: FitState) -> str:
     """The Dissimilarity page: fit, take the learned dissimilarity (else the Euclidean distances of
     the scaled labelled inputs) and print Zhang's two checks as the page's caption gives them."""
-    imports, body = fitted_lines(
-        name,
-        data_params,
-        max_points,
-        spec,
-        params,
-        label_mode,
-        label_value,
-        seed,
-        preprocess,
-        dataset,
-    )
+    spec, preprocess = state.spec, state.preprocess
+    imports, body = fitted_lines(state)
     imports.append("import numpy as np")
     imports.append("from metriclab.methods.zhang import is_euclidean, is_fisher_separable")
     imports.append("from metriclab.preprocess import scale_features")
@@ -260,7 +238,7 @@ def dissimilarity_snippet(
     return _assemble(
         imports,
         body,
-        f"{spec.label} on {_shown_name(name, dataset)}, as on the Dissimilarity page.",
+        f"{spec.label} on {state.shown_name}, as on the Dissimilarity page.",
     )
 
 
@@ -306,10 +284,6 @@ def compare_snippet(
         'print(summary[["dataset", "label", "accuracy_mean"]].to_string(index=False))',
     ]
     return _assemble(imports, body, "The Compare page's comparison (methods at their defaults).")
-
-
-def _shown_name(name: str, dataset: Dataset | None) -> str:
-    return dataset.name if dataset is not None else name
 
 
 def session_sets(names: Sequence[str]) -> dict[str, Dataset]:
