@@ -21,13 +21,13 @@ from metriclab.methods.mahalanobis import (
     DNE,
     LMNN,
     NCA,
-    _LMNNObjective,
     class_ranges,
     dne_weights,
     impostor_candidates,
     nca_loss_and_gradient,
     target_neighbors,
 )
+from metriclab.methods.mahalanobis.lmnn import _LMNNObjective
 
 # ---------------------------------------------------------------------------------------------
 # helpers

@@ -15,7 +15,6 @@ from metriclab.methods.tangent import (
     TRANSFORMS,
     TangentDistanceKNN,
     TangentMetricKNN,
-    _lmnn_residual_loss,
     nearest_neighbours,
     resolve_transforms,
     tangent_distance,
@@ -25,6 +24,7 @@ from metriclab.methods.tangent import (
     transformed_images,
     whitening_metric,
 )
+from metriclab.methods.tangent.residual import _lmnn_residual_loss
 
 SHAPE = (16, 16)
 
@@ -296,7 +296,7 @@ def test_lmnn_on_residuals_lowers_its_loss_and_keeps_accuracy(digits):
 
 
 def _initial_lmnn_loss(model, X, y):
-    from metriclab.methods.tangent import _residual_neighbourhoods
+    from metriclab.methods.tangent.residual import _residual_neighbourhoods
 
     V_t, mask_t, V_i, mask_i = _residual_neighbourhoods(
         model.index_,

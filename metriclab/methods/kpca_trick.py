@@ -138,11 +138,8 @@ def make_learner(
 ):
     """An unfitted metriclab linear learner by name (imported here: mahalanobis is another module).
     `init` (NCA, LMNN) and `max_iter` left as None keep the learner's defaults."""
-    from metriclab.methods import mahalanobis
     from metriclab.methods.mahalanobis import DNE, LMNN, NCA
 
-    if init not in getattr(mahalanobis, "_INITS", (init,)):
-        init = None  # an older learner without this start: keep its default
     extra = {} if max_iter is None else {"max_iter": max_iter}
     if init is not None:
         extra["init"] = init

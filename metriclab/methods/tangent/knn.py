@@ -1,0 +1,248 @@
+"""k-NN with the tangent distance after a Euclidean pre-filter (thesis section 4.1): the training
+images with their orthonormal tangent bases, searched by batched least squares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from metriclab.methods.tangent.distance import _solve_coefficients, orthonormal_tangents
+from metriclab.methods.tangent.vectors import (
+    DEFAULT_SIGMA,
+    _as_image_rows,
+    _check_image_shape,
+    resolve_transforms,
+    tangent_vectors,
+)
+from metriclab.validation import check_int, check_nonnegative
+
+_BATCH = 8  # queries per block of the batched search: ~11 MB of gathered candidates at USPS size
+
+
+class _TangentIndex:
+    """Training images with orthonormal tangent bases, searched by batched least squares."""
+
+    def __init__(self, X, image_shape, transforms, sigma, two_sided, regularization, prefilter):
+        self.X = X
+        self.image_shape = image_shape
+        self.transforms = transforms
+        self.sigma = sigma
+        self.two_sided = two_sided
+        self.regularization = regularization
+        T = tangent_vectors(X, image_shape, transforms, sigma)
+        self.Q, self.ridge = orthonormal_tangents(T, regularization)  # n × t × d, n × t
+        # augmented rows [y; Q_y]: one batched product gives y·x, Q_y x, y·Q_x and Q_y Q_x'
+        self.aug = np.concatenate([X[:, None, :], self.Q], axis=1)  # n × (t+1) × d
+        self.qy_y = np.einsum("nid,nd->ni", self.Q, X)
+        self.sq = np.einsum("nd,nd->n", X, X)
+        self.prefilter = int(min(prefilter, X.shape[0]))
+        self.nn = NearestNeighbors(n_neighbors=self.prefilter, algorithm="brute").fit(X)
+        self.L = None  # learned Mahalanobis map (k × d), set by TangentMetricKNN
+        self.LX = self.LQ = None
+
+    def set_metric(self, L):
+        self.L = L
+        self.LX = self.X @ L.T  # n × k
+        self.LQ = self.Q @ L.T  # n × t × k
+
+    def query_basis(self, Q):
+        T = tangent_vectors(Q, self.image_shape, self.transforms, self.sigma)
+        return orthonormal_tangents(T, self.regularization)
+
+    def candidates(self, Q, exclude_self: bool = False, prefilter: int | None = None):
+        prefilter = self.prefilter if prefilter is None else prefilter
+        n_cand = min(prefilter + int(exclude_self), self.X.shape[0])
+        _, idx = self.nn.kneighbors(Q, n_neighbors=n_cand)
+        if exclude_self:  # drop the query's own index (training points searched against themselves)
+            own = np.arange(Q.shape[0])[:, None]
+            keep = idx != own
+            # rows where the point itself was not found keep the first n_cand-1 candidates
+            keep[keep.all(axis=1), -1] = False
+            idx = idx[keep].reshape(Q.shape[0], -1)
+        return idx
+
+    def solve_block(self, Xq, Qq, ridge_q, idx):
+        """Plane coordinates and squared distances of queries Xq (b×d) to candidates idx (b×K)."""
+        qa = np.concatenate([Xq[:, None, :], Qq], axis=1)  # b × (t+1) × d
+        cand = self.aug[idx]  # b × K × (t+1) × d
+        prod = cand @ np.swapaxes(qa, -1, -2)[:, None]  # b × K × (t+1) × (t+1): [y;Q_y][x;Q_x]'
+        xy = prod[..., 0, 0]
+        qy_x = prod[..., 1:, 0]  # Q_y x
+        qx_y = prod[..., 0, 1:]  # Q_x y
+        c_xy = np.swapaxes(prod[..., 1:, 1:], -1, -2)  # Q_x Q_y'
+        r2 = np.einsum("bd,bd->b", Xq, Xq)[:, None] + self.sq[idx] - 2 * xy  # |x - y|²
+        bx = np.einsum("bid,bd->bi", Qq, Xq)[:, None, :] - qx_y  # Q_x (x - y)
+        by = qy_x - self.qy_y[idx]  # Q_y (x - y)
+        beta_x, beta_y, cb = _solve_coefficients(
+            c_xy, bx, by, ridge_q[:, None, :], self.ridge[idx], self.two_sided
+        )
+        return beta_x, beta_y, np.maximum(r2 + cb, 0.0)
+
+    def metric_distances(self, Xq, Qq, idx, beta_x, beta_y):
+        """Squared Mahalanobis norms |L(x + Q_x'β_x - y - Q_y'β_y)|² from projected pieces."""
+        e = (Xq @ self.L.T)[:, None, :] - self.LX[idx]
+        if self.two_sided:
+            e += np.einsum("bki,bic->bkc", beta_x, Qq @ self.L.T)
+        e -= np.einsum("bki,bkic->bkc", beta_y, self.LQ[idx])
+        return np.einsum("bkc,bkc->bk", e, e)
+
+    def residual_block(self, Xq, Qq, idx, beta_x, beta_y):
+        """Shortest tangent vectors (b × K × d) of queries to their candidates."""
+        e = Xq[:, None, :] - self.X[idx]
+        if self.two_sided:
+            e += np.einsum("bki,bid->bkd", beta_x, Qq)
+        e -= np.einsum("bki,bkid->bkd", beta_y, self.Q[idx])
+        return e
+
+    def search(self, Xq, n_neighbors, exclude_self=False, progress=None):
+        """Distances and indices (ascending) of the n_neighbors nearest training images of each query."""
+        idx_all = self.candidates(Xq, exclude_self)
+        k = min(n_neighbors, idx_all.shape[1])
+        out_idx = np.empty((Xq.shape[0], k), dtype=np.intp)
+        out_dist = np.empty((Xq.shape[0], k))
+        for start in range(0, Xq.shape[0], _BATCH):
+            stop = min(start + _BATCH, Xq.shape[0])
+            xq = Xq[start:stop]
+            qq, ridge_q = self.query_basis(xq)
+            idx = idx_all[start:stop]
+            beta_x, beta_y, d2 = self.solve_block(xq, qq, ridge_q, idx)
+            if self.L is not None:
+                d2 = self.metric_distances(xq, qq, idx, beta_x, beta_y)
+            order = np.argsort(d2, axis=1, kind="stable")[:, :k]
+            out_idx[start:stop] = np.take_along_axis(idx, order, axis=1)
+            out_dist[start:stop] = np.sqrt(np.take_along_axis(d2, order, axis=1))
+            if progress is not None:
+                progress(stop, Xq.shape[0], "tangent distances")
+        return out_dist, out_idx
+
+
+def _vote(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Majority class of each row of neighbour labels (nearest first); ties go to the nearer class."""
+    n, k = labels.shape
+    votes = np.zeros((n, n_classes))
+    rank_bonus = (k - np.arange(k)) / (k * (k + 1.0))  # < 1 in total: breaks ties only
+    np.add.at(votes, (np.repeat(np.arange(n), k), labels.ravel()), np.tile(1.0 + rank_bonus, n))
+    return votes.argmax(axis=1)
+
+
+class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
+    """k-NN classifier with tangent distance, after a Euclidean pre-filter (thesis section 4.1).
+
+    For each query the `prefilter` Euclidean nearest training images (sklearn NearestNeighbors)
+    are ranked by one- or two-sided tangent distance; the `n_neighbors` nearest vote. Training
+    tangents and their Gram matrices are computed once at fit.
+    """
+
+    def __init__(
+        self,
+        image_shape=None,
+        transforms="affine6",
+        two_sided=True,
+        n_neighbors=1,
+        prefilter=100,
+        sigma=DEFAULT_SIGMA,
+        regularization=0.0,
+    ):
+        self.image_shape = image_shape
+        self.transforms = transforms
+        self.two_sided = two_sided
+        self.n_neighbors = n_neighbors
+        self.prefilter = prefilter
+        self.sigma = sigma
+        self.regularization = regularization
+
+    def _validate(self, X, y):
+        X = check_array(X, dtype=np.float64)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(
+                f"y must hold one label per image: {X.shape[0]} images, y of shape {y.shape}"
+            )
+        shape = _check_image_shape(self.image_shape, X.shape[1])
+        check_int("n_neighbors", self.n_neighbors, 1)
+        check_int("prefilter", self.prefilter, 1)
+        if self.prefilter < self.n_neighbors:
+            raise ValueError(
+                f"prefilter ({self.prefilter}) must be >= n_neighbors ({self.n_neighbors})"
+            )
+        if np.unique(y).size < 2:
+            raise ValueError("need training images of at least two classes")
+        return X, y, shape
+
+    def _build_index(self, X, shape):
+        return _TangentIndex(
+            X,
+            shape,
+            resolve_transforms(self.transforms),
+            check_nonnegative("sigma", self.sigma),
+            bool(self.two_sided),
+            check_nonnegative("regularization", self.regularization),
+            self.prefilter,
+        )
+
+    def fit(self, X, y):
+        X, y, shape = self._validate(X, y)
+        self.classes_, self.y_ = np.unique(y, return_inverse=True)
+        self.image_shape_ = shape
+        self.index_ = self._build_index(X, shape)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _check_query(self, X):
+        check_is_fitted(self, "index_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"expected images of {self.n_features_in_} pixels, got {X.shape[1]}")
+        return X
+
+    def kneighbors(self, X, n_neighbors=None, progress=None):
+        """(distances, indices) of the nearest training images under the (learned) tangent metric."""
+        X = self._check_query(X)
+        k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
+        return self.index_.search(X, k, progress=progress)
+
+    def predict(self, X, progress=None):
+        _, idx = self.kneighbors(X, progress=progress)
+        return self.classes_[_vote(self.y_[idx], len(self.classes_))]
+
+
+def nearest_neighbours(
+    query,
+    X_train,
+    image_shape,
+    n_neighbors: int = 5,
+    transforms="affine6",
+    two_sided: bool = True,
+    sigma: float = DEFAULT_SIGMA,
+    prefilter: int = 100,
+) -> dict:
+    """Nearest training images of one query under the Euclidean and the tangent distance.
+
+    Returns {"euclidean": (indices, distances), "tangent": (indices, distances)}, nearest first.
+    """
+    X_train = check_array(X_train, dtype=np.float64)
+    q, shape, _ = _as_image_rows(query, image_shape)
+    if q.shape[0] != 1:
+        raise ValueError("nearest_neighbours takes one query image")
+    if q.shape[1] != X_train.shape[1]:
+        raise ValueError(f"query has {q.shape[1]} pixels, training images {X_train.shape[1]}")
+    k = int(min(n_neighbors, X_train.shape[0]))
+    d2 = np.sum((X_train - q) ** 2, axis=1)
+    e_idx = np.argsort(d2, kind="stable")[:k]
+    index = _TangentIndex(
+        X_train,
+        shape,
+        resolve_transforms(transforms),
+        check_nonnegative("sigma", sigma),
+        bool(two_sided),
+        0.0,
+        max(prefilter, k),
+    )
+    t_dist, t_idx = index.search(q, k)
+    return {
+        "euclidean": (e_idx, np.sqrt(d2[e_idx])),
+        "tangent": (t_idx[0], t_dist[0]),
+    }
