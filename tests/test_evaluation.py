@@ -444,11 +444,12 @@ def test_run_defaults_reach_compare_calls_that_leave_the_defaults(tmp_path):
 def test_code_version_follows_the_method_module_and_its_metriclab_imports(monkeypatch):
     from metriclab import cache as cache_module
 
-    deps = cache_module.metriclab_dependencies("metriclab.methods.baselines")
-    assert {"metriclab.methods.baselines", "metriclab.methods.registry", "metriclab.params"} <= set(
-        deps
-    )
-    before = cache_module.code_version("metriclab.methods.baselines")
+    # a registry entry (the factory module of the image and KPCA-trick methods is their specs module)
+    module = "metriclab.methods.specs.baselines"
+    deps = cache_module.metriclab_dependencies(module)
+    assert {module, "metriclab.methods.baselines", "metriclab.methods.registry"} <= set(deps)
+    assert "metriclab.params" in deps
+    before = cache_module.code_version(module)
     real = cache_module.module_source
 
     def edited(name):  # as if params.py (imported through registry.py) had been edited
@@ -457,11 +458,11 @@ def test_code_version_follows_the_method_module_and_its_metriclab_imports(monkey
     monkeypatch.setattr(cache_module, "module_source", edited)
     cache_module.module_digest.cache_clear()
     try:
-        assert cache_module.code_version("metriclab.methods.baselines") != before
+        assert cache_module.code_version(module) != before
     finally:
         monkeypatch.undo()
         cache_module.module_digest.cache_clear()
-    assert cache_module.code_version("metriclab.methods.baselines") == before
+    assert cache_module.code_version(module) == before
 
 
 # ----------------------------------------------------------------------------- fit_split

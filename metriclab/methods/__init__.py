@@ -1,25 +1,38 @@
-"""All methods, gathered from the family modules into one registry keyed by `MethodSpec.key`."""
+"""All methods, gathered from the family modules into one registry keyed by `MethodSpec.key`.
+
+Each family's `SPECS` list lives in `metriclab.methods.specs.<family>`, apart from the algorithms;
+a family whose list still sits in its algorithm module `metriclab.methods.<family>` is read from
+there (spectral, until its specs move).
+"""
 
 from __future__ import annotations
 
 from importlib import import_module
+from importlib.util import find_spec
 
 from metriclab.methods.registry import MethodSpec, Param
 
 FAMILY_MODULES = ("baselines", "spectral", "zhang", "mahalanobis", "kpca_trick", "tangent")
 
 
+def _specs_module(family: str):
+    name = f"metriclab.methods.specs.{family}"
+    if find_spec(name) is None:
+        name = f"metriclab.methods.{family}"
+    return import_module(name)
+
+
 def _gather() -> dict[str, MethodSpec]:
     registry: dict[str, MethodSpec] = {}
-    for module_name in FAMILY_MODULES:
-        module = import_module(f"metriclab.methods.{module_name}")
+    for family in FAMILY_MODULES:
+        module = _specs_module(family)
         for spec in getattr(module, "SPECS", ()):
             if spec.key in registry:
-                raise RuntimeError(f"duplicate method key {spec.key!r} in {module_name}")
+                raise RuntimeError(f"duplicate method key {spec.key!r} in {module.__name__}")
             registry[spec.key] = spec
     return registry
 
 
 REGISTRY: dict[str, MethodSpec] = _gather()
 
-__all__ = ["REGISTRY", "MethodSpec", "Param"]
+__all__ = ["FAMILY_MODULES", "REGISTRY", "MethodSpec", "Param"]

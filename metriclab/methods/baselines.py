@@ -7,7 +7,6 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from metriclab.methods.registry import MethodSpec, Param
 from metriclab.validation import check_int
 
 
@@ -44,36 +43,3 @@ class PCA(TransformerMixin, BaseEstimator):
     def transform(self, X):
         check_is_fitted(self, "pca_")
         return self.pca_.transform(check_array(X, dtype=np.float64))
-
-
-SPECS = [
-    MethodSpec(
-        key="euclidean",
-        label="Euclidean (input space)",
-        paper="baseline",
-        params=[],
-        factory=EuclideanIdentity,
-        needs_labels=False,
-        baseline=None,
-        description="No learning: distances in the input space. The 1-NN baseline of every paper.",
-    ),
-    MethodSpec(
-        key="pca",
-        label="PCA",
-        paper="baseline",
-        params=[
-            Param(
-                "n_components",
-                "Components",
-                "int",
-                2,
-                low=1,
-                high=50,
-                help="Number of principal components kept.",
-            ),
-        ],
-        factory=PCA,
-        needs_labels=False,
-        description="Principal component analysis: the unsupervised linear baseline.",
-    ),
-]

@@ -1,8 +1,9 @@
 """Method registry: one `MethodSpec` per method, with `Param` specs that the app turns into widgets.
 
 A method is added by writing its estimator and appending a `MethodSpec` to the `SPECS` list of its
-family module (spectral, zhang, mahalanobis, kpca_trick, tangent, baselines). The pages, the CLI and
-the fuzz tests read `REGISTRY` and need no further edits.
+family in `metriclab.methods.specs` (baselines, zhang, mahalanobis, kpca_trick, tangent; spectral's
+list is still in `metriclab.methods.spectral`). The pages, the CLI and the fuzz tests read
+`REGISTRY` and need no further edits.
 """
 
 from __future__ import annotations

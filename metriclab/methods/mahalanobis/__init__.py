@@ -38,7 +38,6 @@ from metriclab.methods.mahalanobis.lmnn import (
     pair_distances,
 )
 from metriclab.methods.mahalanobis.nca import NCA, nca_loss_and_gradient
-from metriclab.methods.registry import MethodSpec, Param
 
 __all__ = [
     "DNE",
@@ -57,101 +56,4 @@ __all__ = [
     "single_thread_blas",
     "squared_row_distances",
     "target_neighbors",
-]
-
-_N_COMPONENTS = Param(
-    "n_components",
-    "Output dimension",
-    "int",
-    2,
-    low=1,
-    high=50,
-    help="Rows of L (dimension of the learned space); at most the number of features.",
-)
-_K = Param(
-    "k",
-    "Neighbours k",
-    "int",
-    3,
-    low=1,
-    high=30,
-    help="Same-class target neighbours per point (clipped to the class size − 1).",
-)
-
-SPECS = [
-    MethodSpec(
-        key="nca",
-        label="NCA",
-        paper="chatpatanasiri-2009",
-        params=[
-            _N_COMPONENTS,
-            Param(
-                "max_iter",
-                "Iterations",
-                "int",
-                100,
-                low=5,
-                high=1000,
-                log=True,
-                help="L-BFGS iterations.",
-            ),
-        ],
-        factory=NCA,
-        family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
-        baseline="euclidean",
-        description="Neighbourhood Components Analysis: a linear map maximising the expected "
-        "leave-one-out accuracy of a soft nearest-neighbour rule (Goldberger et al. 2005).",
-    ),
-    MethodSpec(
-        key="lmnn",
-        label="LMNN",
-        paper="chatpatanasiri-2009",
-        params=[
-            _N_COMPONENTS,
-            _K,
-            Param(
-                "mu",
-                "Push weight μ",
-                "float",
-                0.5,
-                low=0.05,
-                high=0.95,
-                help="Weight of the impostor (push) term; 1 − μ weights the pull term "
-                "(μ = 0 would only pull, shrinking the map to zero).",
-            ),
-            Param(
-                "max_iter",
-                "Iterations",
-                "int",
-                200,
-                low=5,
-                high=2000,
-                log=True,
-                help="Total L-BFGS iterations.",
-            ),
-        ],
-        factory=LMNN,
-        family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
-        baseline="euclidean",
-        description="Large Margin Nearest Neighbor: pulls k same-class target neighbours close and "
-        "pushes other-class impostors out of a unit margin (Weinberger et al. 2006).",
-    ),
-    MethodSpec(
-        key="dne",
-        label="DNE",
-        paper="chatpatanasiri-2009",
-        params=[_N_COMPONENTS, _K],
-        factory=DNE,
-        family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
-        baseline="euclidean",
-        description="Discriminant Neighbourhood Embedding: an orthonormal projection that squeezes "
-        "same-class neighbours and spreads other-class neighbours, by one eigenproblem "
-        "(Zhang et al. 2007).",
-    ),
 ]

@@ -1,0 +1,93 @@
+"""Registry entries of KNCA, KLMNN and KDNE (the KPCA trick): labels, slider ranges and help."""
+
+from __future__ import annotations
+
+from metriclab.methods.kpca_trick import LEARNERS, WEIGHTINGS, KernelPCATrick
+from metriclab.methods.registry import MethodSpec
+from metriclab.params import Param
+
+
+def _factory(learner: str):
+    def make(**params):
+        return KernelPCATrick(learner=learner, **params)
+
+    make.__name__ = f"make_k{learner}"
+    return make
+
+
+_WIDTH = Param(
+    "width",
+    "Kernel width t",
+    "float",
+    None,
+    low=1e-3,
+    high=1e3,
+    log=True,
+    help="t in exp(-||x-y||²/t), used when weighting = single; empty = median squared distance.",
+)
+_WEIGHTING = Param(
+    "weighting",
+    "Kernel choice",
+    "choice",
+    "aligned",
+    choices=WEIGHTINGS,
+    help="single: one Gaussian of width t; unweighted: sum of the paper's 21 scaled RBF kernels; "
+    "aligned: their non-negative weights maximising the kernel-target alignment.",
+)
+_N_COMPONENTS = Param(
+    "n_components",
+    "Output dimension",
+    "int",
+    2,
+    low=1,
+    high=50,
+    help="Rows of the learned map L (clipped to the kernel-PCA dimension).",
+)
+_KPCA_COMPONENTS = Param(
+    "kpca_components",
+    "Kernel-PCA directions",
+    "int",
+    100,
+    low=2,
+    high=1000,
+    log=True,
+    help="Kernel-PCA coordinates given to the linear learner (all non-null ones if fewer).",
+)
+_K = Param(
+    "k",
+    "Neighbours k",
+    "int",
+    3,
+    low=1,
+    high=30,
+    help="Same-class (and, for DNE, other-class) neighbours per point.",
+)
+
+_LINEAR_LABELS = {"nca": "NCA", "lmnn": "LMNN", "dne": "DNE"}
+_DESCRIPTIONS = {
+    "nca": "Kernel NCA by the KPCA trick: kernel PCA, then NCA's soft nearest-neighbour objective.",
+    "lmnn": "Kernel LMNN by the KPCA trick: kernel PCA, then LMNN's large-margin target "
+    "neighbours and impostors.",
+    "dne": "Kernel DNE by the KPCA trick: kernel PCA, then DNE's eigenproblem (no singularity, "
+    "unlike the kernel-trick form of Eq. 17).",
+}
+
+SPECS = [
+    MethodSpec(
+        key=f"k{learner}",
+        label=f"K{_LINEAR_LABELS[learner]} (KPCA trick)",
+        paper="chatpatanasiri-2009",
+        params=[_WIDTH, _WEIGHTING, _N_COMPONENTS, _KPCA_COMPONENTS]
+        + ([_K] if learner != "nca" else []),
+        factory=_factory(learner),
+        family="kpca_trick",
+        needs_labels=True,
+        transductive=False,
+        out_of_sample=True,
+        baseline=learner,
+        description=_DESCRIPTIONS[learner]
+        + " Kernel: one Gaussian, or the paper's 21 scaled RBF kernels summed or weighted by "
+        "alignment with the ideal kernel (Chatpatanasiri et al. 2009).",
+    )
+    for learner in LEARNERS
+]

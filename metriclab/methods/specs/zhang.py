@@ -1,0 +1,131 @@
+"""Registry entry of discriminant-kernel MDS (Zhang 2003): labels, slider ranges and help."""
+
+from __future__ import annotations
+
+from metriclab.kernels import COMBINATIONS
+from metriclab.methods.registry import MethodSpec
+from metriclab.methods.zhang import (
+    BASES,
+    DISSIMILARITY_CHOICES,
+    KERNELS,
+    DiscriminantKernelMDS,
+)
+from metriclab.params import Param
+
+SPECS = [
+    MethodSpec(
+        key="zhang_mds",
+        label="Discriminant-kernel MDS (Zhang 2003)",
+        paper="zhang-2003-discriminant-kernels-MDS",
+        family="zhang",
+        params=[
+            Param(
+                "n_components",
+                "Dimensions l",
+                "int",
+                2,
+                low=1,
+                high=10,
+                help="Dimension of the Euclidean embedding.",
+            ),
+            Param(
+                "dissimilarity",
+                "Dissimilarity",
+                "choice",
+                "kernel",
+                choices=DISSIMILARITY_CHOICES,
+                help="'kernel': built from the kernel and combination below. delta1..delta4: the "
+                "paper's Eqs. (13)-(16) (Gaussian/correlation kernel, tensor product/direct sum).",
+            ),
+            Param(
+                "kernel",
+                "Base kernel k1",
+                "choice",
+                "gaussian",
+                choices=KERNELS,
+                help="Gaussian exp(-d²/β), correlation ρ^q (cosine), linear or polynomial.",
+            ),
+            Param(
+                "combine",
+                "Combination with the label kernel",
+                "choice",
+                "sum",
+                choices=COMBINATIONS,
+                help="Tensor product k1·δ(t,t') (Eq. 3) or direct sum α1 k1 + α2 δ(t,t') (Eq. 4).",
+            ),
+            Param(
+                "width",
+                "Width β",
+                "float",
+                None,
+                low=1e-3,
+                high=1e3,
+                log=True,
+                help="Gaussian kernel width; empty = average distance of the labelled points to "
+                "their class means (the paper's rule). The out-of-sample RBF basis takes its own "
+                "width from the data (median squared distance to the centres).",
+            ),
+            Param(
+                "degree",
+                "Degree q",
+                "int",
+                2,
+                low=1,
+                high=6,
+                help="Power of the correlation kernel (even q keeps Fisher separability).",
+            ),
+            Param(
+                "alpha1",
+                "Weight α1 (input kernel)",
+                "float",
+                0.5,
+                low=0.0,
+                high=1.0,
+                help="Weight of the base kernel in the direct sum (paper: 1/2).",
+            ),
+            Param(
+                "alpha2",
+                "Weight α2 (label kernel)",
+                "float",
+                0.5,
+                low=0.0,
+                high=1.0,
+                help="Weight of the label kernel in the direct sum (paper: 1/2).",
+            ),
+            Param(
+                "basis",
+                "Out-of-sample basis",
+                "choice",
+                "rbf",
+                choices=BASES,
+                help="Gaussian RBFs on sampled centres (Sec. 5.1-5.2) or φ(x) = x (Sec. 5.3).",
+            ),
+            Param(
+                "n_basis",
+                "RBF centres p",
+                "int",
+                None,
+                low=1,
+                high=500,
+                help="Number of RBF centres; empty = a quarter of the labelled points (10 to 200).",
+            ),
+            Param(
+                "max_iter",
+                "Majorization iterations",
+                "int",
+                100,
+                low=0,
+                high=1000,
+                help="Maximum iterations of the majorization for the out-of-sample map.",
+            ),
+        ],
+        factory=DiscriminantKernelMDS,
+        needs_labels=True,
+        transductive=False,
+        out_of_sample=True,
+        gives_dissimilarity=True,
+        description="Discriminant kernels on (input, label) pairs give Euclidean, Fisher-separable "
+        "dissimilarities; classical MDS embeds the labelled points and an RBF expansion fitted by "
+        "iterative majorization maps new points.",
+    ),
+]
