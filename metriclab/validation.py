@@ -46,6 +46,29 @@ def _violated_bound(value, low, high, low_open: bool, high_open: bool) -> str | 
     return None
 
 
+def _is_finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        return False
+
+
+def _check_number(name, value, kind: str, number_type, low, high, low_open, high_open, allow_none):
+    """`value` if it is a (finite) `number_type` within the bounds; the shared body of
+    check_int and check_real."""
+    allowed = f"{kind}{_range_text(low, high, low_open, high_open)}"
+    if allow_none:
+        allowed += " or None"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, number_type):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    if number_type is Real and not _is_finite(value):
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+    bound = _violated_bound(value, low, high, low_open, high_open)
+    if bound is not None:
+        raise InvalidParameterError(f"{name} must be {bound}, got {value!r}")
+    return value
+
+
 def check_int(
     name: str,
     value: Any,
@@ -57,15 +80,9 @@ def check_int(
     """`value` as an int if it is of an integer type within [low, high] (None when allowed)."""
     if value is None and allow_none:
         return None
-    allowed = f"an integer{_range_text(low, high, False, False)}"
-    if allow_none:
-        allowed += " or None"
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Integral):
-        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-    bound = _violated_bound(value, low, high, False, False)
-    if bound is not None:
-        raise InvalidParameterError(f"{name} must be {bound}, got {value!r}")
-    return int(value)
+    return int(
+        _check_number(name, value, "an integer", Integral, low, high, False, False, allow_none)
+    )
 
 
 def check_real(
@@ -82,17 +99,11 @@ def check_real(
     `low_open` / `high_open` exclude the bound itself."""
     if value is None and allow_none:
         return None
-    allowed = f"a finite number{_range_text(low, high, low_open, high_open)}"
-    if allow_none:
-        allowed += " or None"
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-    if not math.isfinite(value):
-        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-    bound = _violated_bound(value, low, high, low_open, high_open)
-    if bound is not None:
-        raise InvalidParameterError(f"{name} must be {bound}, got {value!r}")
-    return float(value)
+    return float(
+        _check_number(
+            name, value, "a finite number", Real, low, high, low_open, high_open, allow_none
+        )
+    )
 
 
 def check_positive(name: str, value: Any, *, allow_none: bool = False) -> float | None:

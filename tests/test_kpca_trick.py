@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_iris, load_wine
 from sklearn.metrics import pairwise_distances
 
@@ -17,7 +18,7 @@ from metriclab.methods.kpca_trick import (
     make_learner,
     top_eigenpairs,
 )
-from metriclab.methods.mahalanobis import target_neighbors
+from metriclab.methods.mahalanobis import DNE, LMNN, NCA, target_neighbors
 
 
 def _standardised(loader):
@@ -81,6 +82,41 @@ def test_linear_kernel_reproduces_the_linear_learner(request, data, learner, n_c
         return
     np.testing.assert_allclose(D_ker, D_lin, atol=1e-5 * D_lin.max())
     assert acc_ker == acc_lin
+
+
+@pytest.mark.parametrize(
+    "learner", [NCA(n_components=2, init="pca"), LMNN(n_components=2, k=3), DNE(n_components=2)]
+)
+@pytest.mark.parametrize("data", ["iris", "wine"])
+def test_a_learner_estimator_with_a_linear_kernel_reproduces_itself(request, data, learner):
+    """The estimator form of the trick (`learner=NCA(...)`) keeps the paper's invariant: with a
+    linear kernel the learned metric is the linear learner's (same pairwise distances); the learner
+    passed in is cloned, never fitted or changed."""
+    X, y, mask = request.getfixturevalue(data)
+    params = learner.get_params()
+    linear = clone(learner).fit(X[mask], y[mask])
+    kernel = KernelPCATrick(learner=learner, kernel="linear").fit(X[mask], y[mask])
+    assert kernel.learner_ is not learner and type(kernel.learner_) is type(learner)
+    assert learner.get_params() == params and not hasattr(learner, "components_")
+    D_lin = pairwise_distances(linear.transform(X))
+    np.testing.assert_allclose(
+        pairwise_distances(kernel.transform(X)), D_lin, atol=1e-5 * D_lin.max()
+    )
+    assert kernel.n_components_ == 2 and kernel.n_iter_ == getattr(linear, "n_iter_", 0)
+
+
+def test_the_estimator_and_the_string_forms_give_one_model(iris):
+    """KernelPCATrick("lmnn", k=5, ...) and KernelPCATrick(LMNN(k=5, ...)) fit the same metric; a
+    learner asking for more components than kernel PCA gives is clipped like the string form."""
+    X, y, mask = iris
+    named = KernelPCATrick(learner="lmnn", k=5, mu=0.4, max_iter=30, n_components=3)
+    given = KernelPCATrick(learner=LMNN(n_components=3, k=5, mu=0.4, max_iter=30))
+    np.testing.assert_array_equal(
+        named.fit(X[mask], y[mask]).transform(X), given.fit(X[mask], y[mask]).transform(X)
+    )
+    wide = KernelPCATrick(learner=NCA(n_components=500, max_iter=5), kernel="linear")
+    assert wide.fit(X[mask], y[mask]).n_components_ == X.shape[1]  # rank of the linear kernel
+    assert wide.learner.n_components == 500
 
 
 def test_kpca_coordinates_keep_feature_space_distances(iris):

@@ -1,9 +1,8 @@
 """Linear Mahalanobis learners: NCA, LMNN, DNE.
 
 Checks the maths against independent computations (finite differences, a brute-force DNE matrix,
-the LMNN loss over explicit triplets), the learned metrics against Euclidean 1-NN, and
-scikit-learn compatibility with `parametrize_with_checks`. All estimator checks pass; none is
-skipped (only `check_array_api_input` reports "skipped" by itself when SCIPY_ARRAY_API is unset).
+the LMNN loss over explicit triplets) and the learned metrics against Euclidean 1-NN.
+scikit-learn's estimator checks run in test_estimator_checks.py.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from metriclab.methods import REGISTRY
 from metriclab.methods.mahalanobis import (
@@ -418,11 +416,6 @@ def test_registry_entries():
     X, y = load_iris(return_X_y=True)
     Z = REGISTRY["lmnn"].make(k=2, max_iter=10).fit(X, y).transform(X)
     assert Z.shape == (150, 2)
-
-
-@parametrize_with_checks([NCA(max_iter=10), LMNN(max_iter=10), DNE()])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_blocked_pair_distances_equal_the_direct_ones():

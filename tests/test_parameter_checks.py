@@ -1,4 +1,4 @@
-"""One rule for parameters (issue 15, item 2): `metriclab.validation` and every estimator.
+"""One rule for parameters: `metriclab.validation` and every estimator.
 
 Before, spectral's check accepted n_components=3.0 while mahalanobis's refused it, zhang accepted
 degree=2.0 and refused n_components=2.0, and the tangent k-NN accepted n_components=2.0. Now every
@@ -78,6 +78,9 @@ def test_bounds_and_messages():
         with pytest.raises(ValueError, match="width must be a finite number > 0, got"):
             check_positive("width", bad)
     assert check_positive("width", np.float32(0.5)) == 0.5
+    assert check_int("k", 10**400) == 10**400  # an int has no float range to leave
+    with pytest.raises(ValueError, match="x must be a finite number"):
+        check_real("x", 10**400)
     with pytest.raises(ValueError, match=r"kernel must be one of \['a', 'b'\], got 'c'"):
         check_choice("kernel", "c", ("a", "b"))
     with pytest.raises(ValueError, match="kernel must be one of"):

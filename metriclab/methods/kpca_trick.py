@@ -13,13 +13,15 @@ the paper's 21 scaled RBF kernels exp(-||x-y||^2 / (2 D sigma^2)) (Sect. 5.2): t
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import eigsh
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.extmath import randomized_svd
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.kernels import (
     KERNEL_NAMES,
@@ -30,6 +32,7 @@ from metriclab.kernels import (
     rbf_kernel_sum,
     scaled_rbf_widths,
 )
+from metriclab.methods.mahalanobis.base import STARTS
 from metriclab.validation import InvalidParameterError, check_choice, check_int, check_positive
 
 LEARNERS = ("nca", "lmnn", "dne")
@@ -65,9 +68,9 @@ def centered_test_kernel(K_new: np.ndarray, column_means: np.ndarray, grand_mean
 def top_eigenpairs(Kc: np.ndarray, n_components: int | None, solver: str, random_state=0):
     """Largest eigenpairs of the centred kernel, in descending order.
 
-    n_components=None asks for all of them (dense solver). Measured at n = 5000 (2 shared cores,
-    10 and 50 components): LAPACK's subset eigh 40-96 s, ARPACK 3.5-16 s, randomized SVD 1.2-10 s with
-    relative eigenvalue error ~3e-4; hence "auto" = dense up to DENSE_LIMIT points, randomized beyond.
+    n_components=None asks for all of them (dense solver). "auto" is dense up to DENSE_LIMIT
+    points and randomized SVD beyond, the fastest at n = 5000 (bench/README.md, "Notes measured
+    once").
     """
     n = Kc.shape[0]
     m = n if n_components is None else min(int(n_components), n)
@@ -156,7 +159,11 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    learner : "nca" | "lmnn" | "dne".
+    learner : "nca" | "lmnn" | "dne", or an unfitted linear learner (e.g. `NCA(n_components=2)`):
+        any estimator with fit(Z, y) that sets `components_` and has `transform`. It is cloned at
+        fit; its own parameters are used (n_components clipped to the kernel-PCA dimension), and
+        k, mu, max_iter, init and n_components below are for the string form only. If its fit
+        takes `X_neighbors` (LMNN, DNE), `neighbor_space` applies to it.
     kernel : "gaussian" | "linear" | "polynomial" | "cosine" — the kernel when weighting="single".
     width : float or None — t of the Gaussian exp(-||x-y||^2 / t) for weighting="single"; None = the
         median squared distance of the training points.
@@ -183,7 +190,9 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    kpca_ : KernelPCAMap. learner_ : the fitted linear learner. components_ : its L, acting on the
+    kpca_ : KernelPCAMap. learner_ : the fitted linear learner (a clone when an estimator was
+    given; `learner` itself is never fitted). n_iter_ : the learner's iterations (0 for DNE's
+    one eigenproblem). components_ : its L, acting on the
     kernel-PCA coordinates. dual_coef_ : U (n_components × n_train) of the kernel-trick form
     A = U Phi' (Eq. 6), so that transform(x) = U k_c(x) with k_c the centred kernel vector.
     kernel_weights_, widths_ : the combination sum_i w_i exp(-||x-y||^2 / t_i) (empty widths_ for a
@@ -229,7 +238,8 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
     # -- validation ----------------------------------------------------------------------------
 
     def _check_params(self):
-        check_choice("learner", self.learner, LEARNERS)
+        if not _is_learner_estimator(self.learner):
+            check_choice("learner", self.learner, LEARNERS)
         check_choice("weighting", self.weighting, WEIGHTINGS)
         check_choice("kernel", self.kernel, KERNEL_NAMES)
         check_choice("neighbor_space", self.neighbor_space, NEIGHBOR_SPACES)
@@ -242,6 +252,7 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         check_positive("width", self.width, allow_none=True)
         check_int("n_components", self.n_components, 1, allow_none=True)
         check_int("kpca_components", self.kpca_components, 1, allow_none=True)
+        check_choice("init", self.init, ("auto", *STARTS))
         sigmas = np.asarray(self.sigmas, dtype=np.float64)
         if self.weighting != "single" and (
             sigmas.ndim != 1 or sigmas.size == 0 or not np.all(sigmas > 0)
@@ -278,41 +289,28 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._check_params()
-        X, y = check_X_y(X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"{self._label()} needs labels of at least two classes")
-        self.n_features_in_ = X.shape[1]
         self._choose_kernel(X, y_index)
         self.X_fit_ = X
         self.kpca_ = KernelPCAMap(self.kpca_components, self.eigen_solver, self.random_state)
         self.kpca_.fit(self._kernel(X))
         self.eigenvalues_ = self.kpca_.eigenvalues_
         Z = self.kpca_.embedding_
-        dim = Z.shape[1]
-        self.n_components_ = dim if self.n_components is None else min(int(self.n_components), dim)
-        init = self.init
-        if init == "auto":
-            use_lda = self.learner == "nca" and self.n_components_ < self.classes_.size
-            init = "lda" if use_lda else None
-        self.learner_ = make_learner(
-            self.learner,
-            self.n_components_,
-            self.k,
-            self.mu,
-            self.max_iter,
-            self.random_state,
-            init,
-        )
-        if self.learner == "nca":
-            self.learner_.fit(Z, y_index)
-        else:
-            space = self.neighbor_space
-            if space == "auto":
-                space = "input" if self.weighting == "unweighted" else "feature"
+        self.learner_ = self._make_learner(Z.shape[1])
+        space = self.neighbor_space
+        if space == "auto":
+            space = "input" if self.weighting == "unweighted" else "feature"
+        if "X_neighbors" in inspect.signature(self.learner_.fit).parameters:
             self.learner_.fit(Z, y_index, X_neighbors=X if space == "input" else None)
+        else:
+            self.learner_.fit(Z, y_index)
         self.components_ = self.learner_.components_
+        self.n_components_ = self.components_.shape[0]
+        self.n_iter_ = getattr(self.learner_, "n_iter_", 0)
         # Eq. (6)/(8): A = U Phi' with U = L Lambda^{-1/2} V' acting on centred kernel vectors.
         self.dual_coef_ = (
             self.components_ @ (self.kpca_.eigenvectors_ / np.sqrt(self.eigenvalues_)).T
@@ -320,14 +318,28 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.embedding_ = self.learner_.transform(Z)
         return self
 
+    def _make_learner(self, dim: int):
+        """The unfitted linear learner for `dim` kernel-PCA coordinates: a clone of the given
+        estimator (n_components clipped to dim), or the named one built from our parameters."""
+        if _is_learner_estimator(self.learner):
+            learner = clone(self.learner)
+            n_components = learner.get_params().get("n_components")
+            if n_components is not None and n_components > dim:
+                learner.set_params(n_components=dim)
+            return learner
+        n_components = dim if self.n_components is None else min(self.n_components, dim)
+        init = self.init
+        if init == "auto":
+            use_lda = self.learner == "nca" and n_components < self.classes_.size
+            init = "lda" if use_lda else None
+        return make_learner(
+            self.learner, n_components, self.k, self.mu, self.max_iter, self.random_state, init
+        )
+
     def kpca_transform(self, X) -> np.ndarray:
         """Kernel-PCA coordinates (Eq. 9) of new points: the input of the linear learner."""
         check_is_fitted(self, "kpca_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {self._label()} was fitted with {self.n_features_in_}"
-            )
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.kpca_.transform(self._kernel(X, self.X_fit_))
 
     def transform(self, X) -> np.ndarray:
@@ -335,4 +347,13 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         return self.learner_.transform(self.kpca_transform(X))
 
     def _label(self) -> str:
+        if _is_learner_estimator(self.learner):
+            return f"K{type(self.learner).__name__}"
         return {"nca": "KNCA", "lmnn": "KLMNN", "dne": "KDNE"}.get(self.learner, "KernelPCATrick")
+
+
+def _is_learner_estimator(learner) -> bool:
+    """A learner given as an estimator (not by name)."""
+    return (
+        not isinstance(learner, str) and hasattr(learner, "fit") and hasattr(learner, "get_params")
+    )

@@ -18,7 +18,7 @@ import scipy.linalg
 from scipy.sparse.linalg import ArpackError, eigsh
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.kernels import (
     COMBINATIONS,
@@ -438,7 +438,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         return rbf_basis(X, self.centres_, self.basis_width_)
 
     def fit(self, X, y):
-        X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         if y is None:
             raise ValueError(
                 "DiscriminantKernelMDS needs the class labels y of the training points"
@@ -457,7 +457,6 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         n = X.shape[0]
         self._check_params()
         kernel, combine = self._resolved_kernel()
-        self.n_features_in_ = X.shape[1]
         self.kernel_name_, self.combine_ = kernel, combine
         self.width_ = float(self.width) if self.width is not None else class_mean_width(X, codes)
 
@@ -512,9 +511,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Out-of-sample map f(x) = W' phi(x), Eq. (17) (labels not needed)."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"expected {self.n_features_in_} features, got {X.shape[1]}")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._basis(X) @ self.coef_ + self.intercept_
 
     def fit_transform(self, X, y=None, **fit_params):

@@ -16,8 +16,8 @@ from threadpoolctl import ThreadpoolController
 
 from metriclab.validation import check_choice, check_int
 
-_STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
-_INITS = ("auto", *_STARTS)  # "auto": the learner picks one
+STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
+_INITS = ("auto", *STARTS)  # "auto": the learner picks one
 
 
 _CONTROLLER = []
@@ -102,7 +102,7 @@ class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
 
 def initial_components(init, X, n_components, random_state, y=None):
     """Starting L: PCA or LDA directions, the identity (first rows) or a random Gaussian matrix."""
-    check_choice("init", init, _STARTS)
+    check_choice("init", init, STARTS)
     n, d = X.shape
     if init == "lda":  # as scikit-learn's NCA; needs n_components <= classes - 1, else PCA
         if y is None:

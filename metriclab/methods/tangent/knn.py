@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from metriclab.methods.tangent.distance import _solve_coefficients, orthonormal_tangents
 from metriclab.methods.tangent.vectors import (
@@ -155,12 +156,10 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         self.regularization = regularization
 
     def _validate(self, X, y):
-        X = check_array(X, dtype=np.float64)
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise ValueError(
-                f"y must hold one label per image: {X.shape[0]} images, y of shape {y.shape}"
-            )
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        if np.unique(y).size < 2:
+            raise ValueError("need training images of at least two classes")
         shape = _check_image_shape(self.image_shape, X.shape[1])
         check_int("n_neighbors", self.n_neighbors, 1)
         check_int("prefilter", self.prefilter, 1)
@@ -168,8 +167,6 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"prefilter ({self.prefilter}) must be >= n_neighbors ({self.n_neighbors})"
             )
-        if np.unique(y).size < 2:
-            raise ValueError("need training images of at least two classes")
         return X, y, shape
 
     def _build_index(self, X, shape):
@@ -188,15 +185,11 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
         self.image_shape_ = shape
         self.index_ = self._build_index(X, shape)
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _check_query(self, X):
         check_is_fitted(self, "index_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"expected images of {self.n_features_in_} pixels, got {X.shape[1]}")
-        return X
+        return validate_data(self, X, dtype=np.float64, reset=False)
 
     def kneighbors(self, X, n_neighbors=None, progress=None):
         """(distances, indices) of the nearest training images under the (learned) tangent metric."""

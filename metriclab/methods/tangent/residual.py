@@ -104,8 +104,8 @@ def lmnn_residual_metric(V_t, mask_t, V_i, mask_i, n_components=None, mu=0.5, ma
     Vm = Vt[mask_t.ravel()].astype(np.float64)
     C_t = Vm.T @ Vm
     args = ((c, d), Vt, mask_t, V_i.reshape(-1, d), mask_i, float(mu), C_t)
-    # One BLAS thread: these tall-skinny products gain little from threads, and on a shared
-    # machine threaded OpenBLAS was 20x slower here (24 s vs 1.2 s, digits, load ~9 on 2 cores).
+    # One BLAS thread: these tall-skinny products gain little from threads and lose much on a
+    # shared machine (bench/README.md, "Notes measured once").
     with threadpool_limits(limits=1, user_api="blas"):
         result = minimize(
             _lmnn_residual_loss,
@@ -176,8 +176,8 @@ class TangentMetricKNN(TangentDistanceKNN):
             raise ValueError("need at least two training images to learn a metric")
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
         self.image_shape_ = shape
-        self.n_features_in_ = X.shape[1]
         index = self._build_index(X, shape)
+        self.n_iter_ = 0  # L-BFGS iterations of the LMNN metric (none for whiten / identity)
         if self.metric == "identity":
             L = np.eye(X.shape[1])
         else:
@@ -192,6 +192,7 @@ class TangentMetricKNN(TangentDistanceKNN):
                 L, self.optimizer_result_ = lmnn_residual_metric(
                     V_t, mask_t, V_i, mask_i, self.n_components, float(self.mu), int(self.max_iter)
                 )
+                self.n_iter_ = int(self.optimizer_result_.nit)
         index.set_metric(L)
         self.components_ = L
         self.index_ = index
