@@ -26,7 +26,7 @@ from metriclab.ui.widgets import capped, format_value, param_values, param_widge
 
 TIMING = bool(os.environ.get("METRICLAB_TIMING"))
 MODES = {"live": "live", "scrub": "λ scrub", "window": "window map"}
-POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000]
+POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000, 5000]
 
 ensure_router()
 st.title("Embed")
