@@ -141,33 +141,15 @@ INTEGER_PARAMETERS = [
     (TangentDistanceKNN, {"image_shape": (8, 8)}, "n_neighbors", _digits),
     (TangentMetricKNN, {"image_shape": (8, 8), "max_iter": 3}, "k", _digits),
     (TangentMetricKNN, {"image_shape": (8, 8), "metric": "whiten"}, "n_components", _digits),
-]
-SPECTRAL = [  # H14 moves spectral.py onto metriclab.validation; until then it rounds 3.0
     (TDL, {}, "n_components", _iris_transductive),
+    (TDL, {}, "k", _iris_transductive),
     (LaplacianEigenmaps, {}, "n_neighbors", _iris_transductive),
 ]
 
 
-def _spectral_uses_the_one_rule() -> bool:
-    from metriclab.methods import spectral
-
-    return "check_int" in vars(spectral)
-
-
 @pytest.mark.parametrize(
     "cls, fixed, name, data",
-    INTEGER_PARAMETERS
-    + [
-        pytest.param(
-            *row,
-            marks=pytest.mark.xfail(
-                not _spectral_uses_the_one_rule(),
-                reason="spectral.py still has its own _check_int (H14 converts it)",
-                strict=True,
-            ),
-        )
-        for row in SPECTRAL
-    ],
+    INTEGER_PARAMETERS,
     ids=lambda v: v.__name__ if isinstance(v, type) else (v if isinstance(v, str) else ""),
 )
 def test_every_estimator_takes_integers_as_integers_and_refuses_3_point_0(cls, fixed, name, data):

@@ -95,6 +95,7 @@ from metriclab.graphs import (
 )
 from metriclab.kernels import gaussian_kernel, squared_distances
 from metriclab.methods.registry import MethodSpec, Param
+from metriclab.validation import check_choice, check_int, check_nonnegative, fix_signs
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
@@ -216,44 +217,9 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
     return -float(np.asarray(abs(N).sum(axis=1)).max())
 
 
-def _fix_signs(vectors: np.ndarray) -> np.ndarray:
-    """Make each column's largest-magnitude entry positive (a deterministic sign)."""
-    idx = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[idx, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1.0
-    return vectors * signs
-
-
 # --------------------------------------------------------------------------------------------
 # Estimators
 # --------------------------------------------------------------------------------------------
-
-
-def _check_choice(name: str, value, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-
-
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be a whole number, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {bound}, got {value!r}")
-    return int(value)
-
-
-def _check_nonnegative(name: str, value) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
 
 
 class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
@@ -277,18 +243,18 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
                 else:
                     raise ValueError("y must hold integer class labels, with -1 for unlabeled")
             y = y.astype(np.int64)
-        _check_int("n_components", self.n_components, 1, n - 2)
-        _check_int("n_neighbors", self.n_neighbors, 1, n - 1)
-        _check_choice("graph", self.graph, GRAPH_KINDS)
-        _check_choice("weights", self.weights, WEIGHT_KINDS)
-        _check_choice("laplacian", self.laplacian, LAPLACIAN_KINDS)
-        _check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
-        _check_nonnegative("kernel_penalty", self.kernel_penalty)
-        _check_nonnegative("tol", self.tol)
+        check_int("n_components", self.n_components, 1, n - 2)
+        check_int("n_neighbors", self.n_neighbors, 1, n - 1)
+        check_choice("graph", self.graph, GRAPH_KINDS)
+        check_choice("weights", self.weights, WEIGHT_KINDS)
+        check_choice("laplacian", self.laplacian, LAPLACIAN_KINDS)
+        check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
+        check_nonnegative("kernel_penalty", self.kernel_penalty)
+        check_nonnegative("tol", self.tol)
         if self.width is not None:
-            _check_nonnegative("width", self.width)
+            check_nonnegative("width", self.width)
         if self.kernel_width is not None:
-            _check_nonnegative("kernel_width", self.kernel_width)
+            check_nonnegative("kernel_width", self.kernel_width)
         return X, y
 
     def fit(self, X, y=None, graph=None):
@@ -324,7 +290,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             "cost": t_cost - t_graph,
             "eigensolve": t_eigen - t_cost,
         }
-        Y = _fix_signs(Y)
+        Y = fix_signs(Y)
         self.eigenvalues_ = values
         self.eigen_solver_, self.eigen_residual_ = eigen.solver, eigen.residual
         self.embedding_ = scale[:, None] * Y if self.laplacian == "random_walk" else Y
@@ -482,15 +448,15 @@ class TDL(_GraphSpectralEmbedding):
         self.random_state = random_state
 
     def _cost_and_lam(self, X, y):
-        k = _check_int("k", self.k, 1)
-        lam = _check_nonnegative("lam", self.lam)  # λ = 0 allowed: the cost alone
+        k = check_int("k", self.k, 1)
+        lam = check_nonnegative("lam", self.lam)  # λ = 0 allowed: the cost alone
         classes = np.unique(y[y != -1])
         if classes.size == 1:  # no labels at all is allowed: C = 0 gives Laplacian Eigenmaps
             raise ValueError(
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
             )
-        _check_choice("cost_scale", self.cost_scale, COST_SCALES)
+        check_choice("cost_scale", self.cost_scale, COST_SCALES)
         C = cost_matrix(X, y, k)
         if self.cost_scale == "mean":  # Eqs. (1)-(2): (1/n) Σ_i C_i over the n labeled points
             C = (C / np.count_nonzero(y != -1)).tocsr()
