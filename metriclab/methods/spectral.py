@@ -24,16 +24,11 @@ smallest eigenvalues of C' + λP' (Eq. 3, Algorithm 1):
 - cost_scale="sum" (the default): Σ_i C'_i as in Eq. (3); cost_scale="mean": (1/n) Σ_i C'_i with
   n the number of labeled points, as in Eqs. (1)-(2), which Eq. (3) drops (the same as λ·n).
 
-Which reading is the paper's (`metriclab.reproduce.tdl`, experiments tdl-moons / tdl-uci /
-tdl-mnist, each reading side by side; 100 splits on UCI, 30 on the moons): with the unnormalized
-Laplacian and the sum, Table 1 at λ = 1024 shows what the paper shows, TDL above LE on ionosphere
-(89.8 vs 87.8 %; paper 89.37 vs 85.01), level on breast cancer and wine, 1.6 below on sonar;
-with the symmetric Laplacian TDL is LE on all four sets at λ = 1024 (ionosphere 87.4 / 87.4)
-and no λ lifts TDL above LE on ionosphere.
-Figure 1 (λ = 16) goes the other way: the symmetric Laplacian separates the moons (83.5 vs 69.4 %
-1-NN), the unnormalized one only slightly (71.4 vs 69.8 %; its window is near λ = 1: 85.4 %). The
-1/n reading weakens the cost further in every case. No reading reproduces all three experiments
-at the paper's λ; the default is the one that reproduces Table 1 (MNIST at full size not measured).
+Which reading is the paper's: `metriclab.reproduce.tdl` (experiments tdl-moons, tdl-uci,
+tdl-mnist) runs them side by side; the numbers are in docs/reproduction/README.md. In short, the
+default (unnormalized Laplacian, the sum) is the reading that reproduces Table 1, the symmetric
+Laplacian the one that reproduces Figure 1, and no reading reproduces both at the paper's λ.
+
 - The trivial vector is a constraint, not a guess: the problem is solved on its orthogonal
   complement (the projected matrix P S P with the trivial vector moved to the top of the
   spectrum). Where it is an exact eigenvector (unnormalized and random_walk, since C'e = Le = 0)
@@ -53,22 +48,9 @@ orthogonality to the trivial vector, where A is the matrix whose eigenvectors `f
 + λ·penalty, normalised as in fit), B its inner product (I, or D for random_walk) and γ =
 `kernel_penalty` weighs the RKHS norm ‖f‖²_H against the graph penalty. With γ → 0 and a full-rank
 K the map interpolates `embedding_` exactly at the training points (Theorem 4); γ > 0 smooths it.
-Measured on the harder two moons (200 points, kNN graph t = 0.25, symmetric Laplacian, λ = 16, 5
-labels per moon, 5 splits, default γ = 1e-3): `transform(X_train)` against `embedding_` has
-|correlation| 0.992 / 0.998 on the two components (minimum 0.985); points held out of the fit (15
-%) and mapped by `transform` correlate 0.99 with their place in the transductive embedding of all
-points, and their 1-D 1-NN labels agree on about 90 % of them. γ = 1e-6 interpolates the training
-points more closely (0.997) but extrapolates worse (held-out correlation 0.73); γ = 0.1 smooths
-more (0.98). See tests/test_spectral.py. The map needs the n × n kernel: up to
+How closely the map follows `embedding_` at the training points and how held-out points land
+is asserted in tests/test_spectral.py. The map needs the n × n kernel: up to
 OUT_OF_SAMPLE_MAX_POINTS.
-
-Two moons: on the harder two moons (`metriclab.datasets.load('harder_moons')`, 200 points, 5
-labels per moon, 10-NN graph, t = 0.25) TDL's 1-D embedding separates the moons clearly better than
-Laplacian Eigenmaps' with laplacian="symmetric" (30 splits: 83.5 ± 7.0 % vs 69.4 ± 4.7 % 1-NN at the
-paper's λ = 16; 77 % at λ = 1, 81 % at 4, 73 % at 64, LE's 69 % from λ = 256 on: λ → ∞ is LE).
-With the default unnormalized Laplacian the same window sits near λ = 1 (85.4 % against LE's
-69.8 %; 77 % at λ = 4, 71 % at λ = 16). `metriclab.reproduce.tdl` (experiment "tdl-moons") runs
-these sweeps.
 """
 
 from __future__ import annotations
