@@ -150,3 +150,29 @@ def test_unknown_solver_and_missing_shift_are_value_errors():
     with pytest.raises(ValueError, match="lower bound"):
         smallest_eigenpairs(S, 2, trivial, solver="shift-invert", lower=None)
     assert sp.issparse(S)
+
+
+def test_sparse_paths_run_with_one_blas_thread(monkeypatch):
+    """ARPACK's many n × (few) products only spin on a second BLAS thread (10^5 clusters: 84 CPU s
+    against 8.5 with one; bench/README.md): every sparse path runs inside a one-thread limit."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen = []
+
+    def recording(original):
+        def wrapper(*args, **kwargs):
+            seen.extend(
+                pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"
+            )
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(eigen, "eigsh", recording(eigen.eigsh))
+    monkeypatch.setattr(eigen, "lobpcg", recording(eigen.lobpcg))
+    X, y = _clusters(400)
+    S, trivial, lower = _problem(X, y, "le")
+    with threadpool_limits(2):
+        for solver in ("arpack", "shift-invert", "lobpcg"):
+            smallest_eigenpairs(S, 3, trivial, solver=solver, tol=1e-10, lower=lower)
+    assert seen and set(seen) == {1}
