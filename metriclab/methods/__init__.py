@@ -2,7 +2,7 @@
 
 Each family's `SPECS` list lives in `metriclab.methods.specs.<family>`, apart from the algorithms;
 a family whose list still sits in its algorithm module `metriclab.methods.<family>` is read from
-there (spectral, until its specs move).
+there.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Method registry: one `MethodSpec` per method, with `Param` specs that the app turns into widgets.
 
 A method is added by writing its estimator and appending a `MethodSpec` to the `SPECS` list of its
-family in `metriclab.methods.specs` (baselines, zhang, mahalanobis, kpca_trick, tangent; spectral's
-list is still in `metriclab.methods.spectral`). The pages, the CLI and the fuzz tests read
+family in `metriclab.methods.specs` (baselines, spectral, zhang, mahalanobis, kpca_trick,
+tangent). The pages, the CLI and the fuzz tests read
 `REGISTRY` and need no further edits.
 """
 

@@ -1,0 +1,124 @@
+"""Registry entries of TDL and Laplacian Eigenmaps (Li, Yang & Wang 2007): labels, slider ranges
+and help."""
+
+from __future__ import annotations
+
+from metriclab.graphs import GRAPH_KINDS, LAPLACIAN_KINDS
+from metriclab.methods.registry import MethodSpec
+from metriclab.methods.spectral import COST_SCALES, PAPER, TDL, LaplacianEigenmaps
+from metriclab.params import Param
+
+
+def _graph_params() -> list[Param]:
+    return [
+        Param(
+            "n_components",
+            "Dimensions",
+            "int",
+            2,
+            low=1,
+            high=10,
+            help="Eigenvectors kept (after the trivial one): the output dimension.",
+        ),
+        Param(
+            "n_neighbors",
+            "Graph neighbours",
+            "int",
+            10,
+            low=2,
+            high=50,
+            help="k of the kNN graph whose Laplacian is the penalty.",
+        ),
+        Param(
+            "width",
+            "Heat width t",
+            "float",
+            None,
+            low=1e-3,
+            high=1e3,
+            log=True,
+            help="t in exp(-d²/t) on the graph edges; empty = mean squared kNN distance.",
+        ),
+        Param(
+            "graph",
+            "Graph",
+            "choice",
+            "knn",
+            choices=GRAPH_KINDS,
+            help="knn: sparse k-nearest-neighbour graph; full: dense Gaussian graph (small data).",
+        ),
+        Param(
+            "laplacian",
+            "Laplacian",
+            "choice",
+            "unnormalized",
+            choices=LAPLACIAN_KINDS,
+            help="The penalty: unnormalized D−W (reproduces the paper's Table 1; λ is weighed "
+            "against the heat weights), symmetric I−D^-½WD^-½ (scale-free; reproduces its two "
+            "moons figure), random_walk (generalized problem with D).",
+        ),
+    ]
+
+
+SPECS = [
+    MethodSpec(
+        key="tdl",
+        label="TDL (transductive distance learning)",
+        paper=PAPER,
+        params=[
+            Param(
+                "lam",
+                "λ (graph penalty)",
+                "float",
+                16.0,
+                low=1e-3,
+                high=1e4,
+                log=True,
+                help="Weight of the graph-Laplacian penalty against the label cost; "
+                "large λ gives Laplacian Eigenmaps.",
+            ),
+            Param(
+                "k",
+                "Label neighbours k",
+                "int",
+                5,
+                low=1,
+                high=50,
+                help="Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
+            ),
+            *_graph_params(),
+            Param(
+                "cost_scale",
+                "Label cost",
+                "choice",
+                "sum",
+                choices=COST_SCALES,
+                help="sum: Σ C′ᵢ as in Eq. 3; mean: (1/n) Σ C′ᵢ over the n labeled points as in "
+                "Eqs. 1-2 (the same as λ·n).",
+            ),
+        ],
+        factory=TDL,
+        family="spectral",
+        needs_labels=True,
+        transductive=True,
+        out_of_sample=True,
+        baseline="le",
+        description="Smallest eigenvectors of C' + λL: a label cost pulling same-class neighbours "
+        "together and pushing other-class ones apart, regularised by a graph Laplacian on all "
+        "points (Li, Yang & Wang 2007).",
+    ),
+    MethodSpec(
+        key="le",
+        label="Laplacian Eigenmaps",
+        paper=PAPER,
+        params=_graph_params(),
+        factory=LaplacianEigenmaps,
+        family="spectral",
+        needs_labels=False,
+        transductive=True,
+        out_of_sample=True,
+        baseline="euclidean",
+        description="Smallest non-trivial eigenvectors of the graph Laplacian (Belkin & Niyogi "
+        "2003): TDL with no label cost.",
+    ),
+]
