@@ -340,7 +340,6 @@ def test_tangent_page_names_transformations_and_wraps_titles():
     assert all(len(line) <= 12 for t in texts for line in t.split("<br>"))  # fits a 16-px column
 
 
-@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
 def test_image_method_on_vector_data_says_it_once():
     at = run("embed", {"ds": "iris", "method": "tangent_knn"})
     assert not at.exception
@@ -348,7 +347,6 @@ def test_image_method_on_vector_data_says_it_once():
     assert message.count(REGISTRY["tangent_knn"].label) == 1  # was "X: X works on images"
 
 
-@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
 def test_slow_image_methods_report_their_stages():
     import numpy as np
 

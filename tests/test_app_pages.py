@@ -98,8 +98,6 @@ def test_malformed_upload_gives_st_error_with_the_reason(monkeypatch):
 
     at = AppTest.from_function(script, default_timeout=TIMEOUT).run()
     assert not at.exception
-    if at.info and "not available yet" in at.info[0].value:
-        pytest.skip("load_csv not written yet")
     assert len(at.error) == 1 and "bad.csv" in at.error[0].value
 
 
@@ -228,7 +226,6 @@ def test_compare_protocol_and_fraction_paths():
     assert at.query_params["cfrac"] in ("0.2", ["0.2"])
 
 
-@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
 def test_compare_an_image_method_on_vector_data_is_reported_not_raised():
     at = run("compare", {"cds": "iris", "cm": "tangent_knn", "splits": "1"})
     at.button[0].click().run()
@@ -268,7 +265,6 @@ def test_comparison_html_download_is_self_contained():
 # --- Tangent ------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
 def test_tangent_page_shows_vectors_moves_neighbours_and_error_rates():
     image_set = "usps" if "usps" in datasets.names() else "digits"
     at = run("tangent", {"tds": image_set, "pool": "500"})
@@ -289,7 +285,6 @@ def test_tangent_page_shows_vectors_moves_neighbours_and_error_rates():
     assert len(rates) == 2 and all(0 <= r <= 100 for r in rates)
 
 
-@pytest.mark.skipif("tangent_knn" not in REGISTRY, reason="tangent module not there yet")
 def test_tangent_page_transformation_set_and_one_sided_paths():
     at = run("tangent", {"tds": "digits", "pool": "500", "tset": "translation", "two": "0"})
     assert_clean(at)

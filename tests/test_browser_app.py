@@ -55,7 +55,7 @@ def test_data_page_changes_data_set_and_chart_updates(page, app_url):
     page.locator("input[type=file]").set_input_files(
         files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"a,b,label\n1,oops,0\n"}]
     )
-    alert = page.get_by_text(re.compile("Could not read bad.csv|not available yet"))
+    alert = page.get_by_text(re.compile("Could not read bad.csv"))
     alert.first.wait_for()
     assert page.get_by_text("Traceback").count() == 0
 

@@ -63,7 +63,7 @@ def dataset_picker(
         adopt_linked_upload(key)
     options = dataset_choices(include_uploads, images_only)
     if not options:
-        raise ValueError("no data sets available yet")
+        raise ValueError("no data sets to choose from" + (" with images" if images_only else ""))
     seed_from_url(
         key,
         default if default in options else options[0],

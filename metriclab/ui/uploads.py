@@ -13,9 +13,6 @@ def handle_upload(data: bytes, filename: str, label_column: str | None = None) -
     `st.error` with the loader's reason (which row or column is wrong) and return None."""
     try:
         key = cache.register_upload(data, filename, label_column)
-    except NotImplementedError:
-        st.info("CSV upload is not available yet (the loader is being written).")
-        return None
     except ValueError as exc:
         st.error(f"Could not read {filename}: {exc}", icon=":material/error:")
         return None
