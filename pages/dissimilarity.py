@@ -6,8 +6,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.preprocess import scale_features
-from metriclab.ui import cache, code_snippets
+from metriclab.ui import cache, code_snippets, compute
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, labels_picker, method_picker, url_values
 from metriclab.ui.preprocessing import scaling_note, scaling_picker
@@ -56,16 +55,6 @@ split_key = (label_mode, label_value, seed)
 prefix = f"p.{method}."
 
 
-def matrix_labels(M, ds, mask):
-    """Labels for the rows of M: all points, or only the labeled (training) ones for inductive fits."""
-    n = M.shape[0]
-    if n == ds.n_samples:
-        return ds.y
-    if n == int(mask.sum()):
-        return ds.y[mask]
-    return None
-
-
 @st.fragment
 def matrices_view():
     with st.expander(f"{spec.label} parameters", expanded=True):
@@ -106,18 +95,17 @@ def matrices_view():
             "Euclidean distances are shown instead."
         )
     # Badges: Zhang's checks on the dissimilarity (or the input distances as a reference).
-    D = result.extras.get("dissimilarity_")
-    D_labels = matrix_labels(D, ds, mask) if D is not None else None
-    if D is None or D_labels is None:
-        X = scale_features(scaling, ds.X[mask])  # the scaler is fitted on the labelled points
-        D = np.sqrt(np.maximum(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1), 0.0))
-        D_labels = ds.y[mask]
-        which = "Euclidean distances of the labeled inputs"
-    else:
-        which = "the learned dissimilarity"
-    checks = guarded(_checks, D, D_labels, context="checks")
+    checks = guarded(
+        cache.dissimilarity_checks,
+        *data_key,
+        method,
+        cache.params_key(params),
+        *split_key,
+        context="checks",
+        preprocess=scaling,
+    )
     if checks is not None:
-        gower, fisher = checks
+        gower, fisher = checks.gower, checks.fisher
         c1, c2, c3 = st.columns([1, 1, 2])
         with c1:
             st.badge(
@@ -135,7 +123,7 @@ def matrices_view():
                     icon=":material/check:" if fisher.separable else ":material/close:",
                 )
         c3.caption(
-            f"Checks on {which}: smallest eigenvalue of −½HΔ²H relative to the largest "
+            f"Checks on {checks.which}: smallest eigenvalue of −½HΔ²H relative to the largest "
             f"{gower.relative_min_eigenvalue:.2e}; Fisher margin {fisher.margin:.3g} "
             f"(min between {fisher.min_between:.3g} − max within {fisher.max_within:.3g})"
             + (
@@ -148,14 +136,17 @@ def matrices_view():
     figures = []
     for key in shown:
         M = result.extras[key]
-        labels = matrix_labels(M, ds, mask)
+        labels = compute.matrix_labels(M, ds.y, mask)
         if labels is None:
             continue
         title, scale = MATRICES[key]
         figures.append((key, plots.matrix_heatmap(M, labels, title=title, colorscale=scale)))
-    if not shown:
+    if not shown and checks is not None:
         figures.append(
-            ("input", plots.matrix_heatmap(D, D_labels, title="Euclidean distances (input)"))
+            (
+                "input",
+                plots.matrix_heatmap(checks.D, checks.labels, title="Euclidean distances (input)"),
+            )
         )
     cols = st.columns(2)
     for i, (key, fig) in enumerate(figures):
@@ -183,12 +174,6 @@ def matrices_view():
         cols[2].plotly_chart(
             plots.weights_bar(labels, weights, "Alignment weights over RBF widths"), key="weights"
         )
-
-
-def _checks(D, y):
-    from metriclab.methods.zhang import is_euclidean, is_fisher_separable
-
-    return is_euclidean(D, tol=1e-8), is_fisher_separable(D, y)
 
 
 matrices_view()

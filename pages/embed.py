@@ -65,8 +65,7 @@ def baseline_params(values):
     base = REGISTRY.get(spec.baseline)
     if base is None:
         return None
-    names = {p.name for p in base.params}
-    return cache.params_key({k: v for k, v in values.items() if k in names})
+    return cache.params_key(compute.shared_params(base, values))
 
 
 def numeric_params(spec):
@@ -420,8 +419,8 @@ def window_view():
     )
     st.caption(f"{len(rows) * len(cols)} fits, the other parameters as set above.")
     if st.button("Compute window map", type="primary", key="run_window"):
-        with st.spinner("fitting the grid"):
-            grid = guarded(
+        with st.spinner("fitting the grid and the baseline on each cell"):
+            computed = guarded(
                 cache.window,
                 *data_key,
                 method,
@@ -432,31 +431,20 @@ def window_view():
                 context=spec.label,
                 preprocess=scaling,
             )
-        if grid is not None:
-            st.session_state["_window"] = (run_key, grid)
+        if computed is not None:
+            st.session_state["_window"] = (run_key, computed)
     stored = st.session_state.get("_window")
     if stored is None or stored[0] != run_key:
         return
-    grid = stored[1]
-    base_grid = np.full(grid.shape, np.nan)
-    if spec.baseline in REGISTRY:  # the baseline on each cell's shared settings (e.g. LE's width)
-        for i, rv in enumerate(rows):
-            for j, cv in enumerate(cols):
-                values = {**defaults, row_name: rv, col_name: cv}
-                try:
-                    fitted = cache.fit(
-                        *data_key,
-                        spec.baseline,
-                        baseline_params(values),
-                        *split_key,
-                        preprocess=scaling,
-                    )
-                    base_grid[i, j] = fitted.accuracy
-                except ValueError:
-                    pass
-    if np.all(np.isnan(base_grid)):
-        base_grid[:] = float(np.nanmedian(grid))
-    base_label = REGISTRY[spec.baseline].label if spec.baseline in REGISTRY else "median"
+    computed = stored[1]
+    if computed.failures:
+        shown = "; ".join(computed.failures[:3])
+        more = f" (and {len(computed.failures) - 3} more)" if len(computed.failures) > 3 else ""
+        st.error(
+            f"{len(computed.failures)} fit(s) of the grid failed and show as gaps: {shown}{more}",
+            icon=":material/error:",
+        )
+    grid, base_grid, base_label = computed.grid, computed.baseline, computed.baseline_label
     row_p, col_p = spec.param(row_name), spec.param(col_name)
     fig = plots.window_map(
         rows,

@@ -1,20 +1,17 @@
 """Reproduce page: each paper table, the paper's numbers beside ours, from the committed full runs,
 with a button to rerun the fast version live."""
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
 from metriclab import plots
+from metriclab.ui import cache
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import explainer
 from metriclab.ui.router import ensure_router
 from metriclab.ui.runs import fast_reproduction
 from metriclab.ui.state import publish, seed_from_url
 from metriclab.ui.widgets import display_table
-
-RESULTS_DIR = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
 
 ensure_router()
 st.title("Reproduce")
@@ -26,20 +23,6 @@ explainer(
     "Hyper-parameters come from the paper or from cross-validation on the training part, never "
     "from the test split."
 )
-
-
-def stored_stamp(name: str) -> tuple:
-    """Modification times of the stored files: part of the cache key, so new runs show up."""
-    paths = (RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md")
-    return tuple(p.stat().st_mtime if p.exists() else None for p in paths)
-
-
-@st.cache_data(show_spinner=False)
-def stored_results(name: str, stamp: tuple = ()) -> tuple[pd.DataFrame | None, str | None]:
-    csv, md = RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md"
-    table = pd.read_csv(csv) if csv.exists() else None
-    notes = md.read_text() if md.exists() else None
-    return table, notes
 
 
 def show_table(table: pd.DataFrame, key: str) -> None:
@@ -60,13 +43,12 @@ def show_table(table: pd.DataFrame, key: str) -> None:
     st.dataframe(display_table(numeric), hide_index=True)
 
 
-found = guarded(lambda: __import__("metriclab.reproduce", fromlist=["experiments"]).experiments())
+found = guarded(cache.experiments, context="experiments")
 if not found:
-    st.info("No reproduction experiment is registered yet (metriclab/reproduce/*).")
     st.stop()
 
 names = list(found)
-first = next((n for n in names if (RESULTS_DIR / f"{n}.csv").exists()), names[0])
+first = next((n for n in names if cache.stored_reproduction(n)[0] is not None), names[0])
 seed_from_url("exp", first, options=names)
 if st.session_state["exp"] not in names:
     st.session_state["exp"] = first
@@ -79,7 +61,7 @@ if exp.description:
 
 tab_stored, tab_live = st.tabs(["Full run (stored)", "Fast run (live)"])
 with tab_stored:
-    table, notes = stored_results(name, stored_stamp(name))
+    table, notes = cache.stored_reproduction(name)
     if table is None:
         st.info(
             f"No stored full run yet (docs/reproduction/{name}.csv); "

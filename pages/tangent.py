@@ -8,6 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
+from metriclab.methods.tangent import TRANSFORMS
 from metriclab.ui import cache
 from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, url_values
@@ -60,20 +61,8 @@ explainer(
     ],
 )
 
-try:
-    from metriclab.methods import tangent as tangent_module
-
-    TRANSFORMS = tangent_module.TRANSFORMS
-except (ImportError, AttributeError):
-    st.info("The tangent-distance module is not available yet.")
-    st.stop()
-
 with st.sidebar:
-    try:
-        name, _ = dataset_picker(st.sidebar, key="tds", default="usps", images_only=True)
-    except ValueError as exc:
-        st.info(f"No image data set available yet ({exc}).")
-        st.stop()
+    name, _ = dataset_picker(st.sidebar, key="tds", default="usps", images_only=True)
     seed_from_url("pool", 1000, options=POOL_SIZES)
     pool = st.select_slider("Images used (stratified sample)", POOL_SIZES, key="pool")
     seed_from_url("tset", "affine6", options=["affine6", "all7", "translation"])
@@ -90,7 +79,7 @@ if ds.image_shape is None:
     st.error(f"{name} has no image shape; choose an image data set")
     st.stop()
 # Train/query split of the pool: a fixed, stratified half of each class is the training set.
-mask = cache.split(*data_key, "fraction", 0.5, 0)
+mask = cache.split(*data_key, *cache.TANGENT_SPLIT)
 train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
 
 c1, c2 = st.columns([1, 2])
@@ -116,9 +105,13 @@ with c1:
         plots.image_grid(query[None, :], shape, [f"query: {ds.target_names[ds.y[query_idx[q]]]}"]),
         key="query",
     )
-with c2:
-    T = guarded(tangent_module.tangent_vectors, query, shape, context="tangent vectors")
-    if T is not None:
+amounts = AMOUNTS.get(transform, (-1.0, -0.5, 0.0, 0.5, 1.0))
+pictures = guarded(
+    cache.tangent_pictures, *data_key, q, transform, amounts, context="tangent vectors"
+)
+if pictures is not None:
+    T, moved = pictures
+    with c2:
         st.plotly_chart(
             plots.image_grid(
                 T,
@@ -134,14 +127,9 @@ with c2:
             ),
             key="tangents",
         )
-    amounts = AMOUNTS.get(transform, (-1.0, -0.5, 0.0, 0.5, 1.0))
-    moved = guarded(
-        tangent_module.transformed_images, query, shape, transform, amounts, context="transform"
-    )
-    if moved is not None:
         st.plotly_chart(
             plots.image_grid(
-                moved.reshape(len(amounts), -1),
+                moved,
                 shape,
                 [f"{a:+g}" for a in amounts],
                 n_cols=len(amounts),
@@ -150,24 +138,9 @@ with c2:
             key="moved",
         )
 
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def neighbours(data_key, q, tset, two_sided, k=5):
-    ds, _ = cache.view_data(*data_key)
-    mask = cache.split(*data_key, "fraction", 0.5, 0)
-    train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
-    found = tangent_module.nearest_neighbours(
-        ds.X[query_idx[q]],
-        ds.X[train_idx],
-        tuple(ds.image_shape),
-        n_neighbors=k,
-        transforms=tset,
-        two_sided=two_sided,
-    )
-    return {key: (train_idx[idx], dist) for key, (idx, dist) in found.items()}
-
-
-found = guarded(neighbours, data_key, q, tset, bool(two_sided), context="nearest neighbours")
+found = guarded(
+    cache.tangent_neighbours, *data_key, q, tset, bool(two_sided), context="nearest neighbours"
+)
 if found is not None:
     cols = st.columns(2)
     for col, key, title in (
@@ -187,9 +160,6 @@ if found is not None:
         )
 
 st.subheader("Error rates on the held-out half")
-if "tangent_knn" not in REGISTRY:
-    st.info("The tangent-distance classifier is not registered yet.")
-    st.stop()
 if st.button("Compute error rates", type="primary", key="run_errors"):
     rates = {}
     with st.spinner("classifying the held-out images"):
@@ -198,7 +168,7 @@ if st.button("Compute error rates", type="primary", key="run_errors"):
             ("tangent_knn", cache.params_key({"transforms": tset, "two_sided": bool(two_sided)})),
         ):
             result = guarded(
-                cache.fit, *data_key, method, params, "fraction", 0.5, 0, context=method
+                cache.fit, *data_key, method, params, *cache.TANGENT_SPLIT, context=method
             )
             if result is not None:
                 rates[method] = 1.0 - result.accuracy

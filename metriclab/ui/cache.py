@@ -25,9 +25,11 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from metriclab import datasets
@@ -406,15 +408,101 @@ def window(
     row: tuple,
     col: tuple,
     preprocess: str = "none",
-) -> np.ndarray:
+) -> compute.WindowMap:
+    """The method's accuracy over the grid and its baseline's on the same cells (`WindowMap`)."""
     ds, _ = view_data(name, params, max_points)
     mask = split(name, params, max_points, mode, value, seed)
-    return compute.window_accuracy(
+    spec = REGISTRY[method]
+    return compute.window_map(
         ds,
-        REGISTRY[method],
+        spec,
+        REGISTRY.get(spec.baseline),
         dict(method_params),
         mask,
         (row[0], row[1]),
         (col[0], col[1]),
         preprocess=preprocess,
     )
+
+
+@_visible_only
+@st.cache_data(show_spinner=False, max_entries=EXTRAS_ENTRIES)
+def dissimilarity_checks(
+    name: str,
+    params: tuple,
+    max_points: int | None,
+    method: str,
+    method_params: tuple,
+    mode: str,
+    value: float,
+    seed: int,
+    preprocess: str = "none",
+) -> compute.DissimilarityChecks:
+    """Zhang's Euclidean and Fisher checks on the fitted method's dissimilarity (or the inputs')."""
+    ds, _ = view_data(name, params, max_points)
+    args = (name, params, max_points, method, method_params, mode, value, seed)
+    result = fit(*args, extras=True, preprocess=preprocess)
+    return compute.dissimilarity_checks(ds, result, preprocess)
+
+
+TANGENT_SPLIT = ("fraction", 0.5, 0)  # the Tangent page's fixed split: half of each class trains
+
+
+@_visible_only
+@st.cache_data(show_spinner=False, max_entries=64)
+def tangent_pictures(
+    name: str, params: tuple, max_points: int | None, query: int, transform: str, amounts: tuple
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tangent vectors of held-out image `query` and the image moved along `transform`."""
+    ds, _ = view_data(name, params, max_points)
+    held_out = np.flatnonzero(~split(name, params, max_points, *TANGENT_SPLIT))
+    if not 0 <= query < held_out.size:
+        raise ValueError(f"query image {query} is not one of the {held_out.size} held-out images")
+    image = ds.X[held_out[query]]
+    return compute.tangent_pictures(image, tuple(ds.image_shape), transform, amounts)
+
+
+@_visible_only
+@st.cache_data(show_spinner=False, max_entries=64)
+def tangent_neighbours(
+    name: str,
+    params: tuple,
+    max_points: int | None,
+    query: int,
+    transforms: str,
+    two_sided: bool,
+    k: int = 5,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Nearest training images of held-out image `query` under both distances."""
+    ds, _ = view_data(name, params, max_points)
+    mask = split(name, params, max_points, *TANGENT_SPLIT)
+    return compute.tangent_neighbours(ds, mask, query, transforms, two_sided, k)
+
+
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+
+
+def experiments() -> dict:
+    """The paper tables that can be rerun (metriclab.reproduce), by name."""
+    from metriclab.reproduce import experiments as registered
+
+    return registered()
+
+
+def _stored_stamp(name: str) -> tuple:
+    paths = (RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md")
+    return tuple(p.stat().st_mtime if p.exists() else None for p in paths)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _stored_reproduction(name: str, stamp: tuple) -> tuple:
+    csv, md = RESULTS_DIR / f"{name}.csv", RESULTS_DIR / f"{name}.md"
+    table = pd.read_csv(csv) if csv.exists() else None
+    notes = md.read_text() if md.exists() else None
+    return table, notes
+
+
+def stored_reproduction(name: str) -> tuple:
+    """(table or None, notes or None) of experiment `name`'s committed full run in
+    docs/reproduction/; the files' modification times are part of the key, so new runs show up."""
+    return _stored_reproduction(name, _stored_stamp(name))

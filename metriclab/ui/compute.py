@@ -209,6 +209,25 @@ def scrub_embeddings(
     return frames, accuracies
 
 
+# ------------------------------------------------------------------------------ window map
+
+
+@dataclass
+class WindowMap:
+    """A method's accuracy over a grid of two parameters beside its baseline's on the same cells."""
+
+    grid: np.ndarray
+    baseline: np.ndarray  # the baseline's accuracy per cell (its shared settings of that cell)
+    baseline_label: str
+    failures: list[str] = field(default_factory=list)  # "where: why" of each cell that failed
+
+
+def shared_params(base_spec, values: dict[str, Any]) -> dict[str, Any]:
+    """The settings a baseline shares with the method (LE beside TDL on the same graph)."""
+    names = {p.name for p in base_spec.params}
+    return {k: v for k, v in values.items() if k in names}
+
+
 def window_accuracy(
     ds: Dataset,
     spec,
@@ -218,8 +237,10 @@ def window_accuracy(
     col: tuple[str, Sequence[Any]],
     progress=None,
     preprocess: str = "none",
+    failures: list[str] | None = None,
 ) -> np.ndarray:
-    """Accuracy on the unlabeled points over the grid row-parameter × column-parameter."""
+    """Accuracy on the unlabeled points over the grid row-parameter × column-parameter; a cell
+    whose fit fails is a gap (NaN) and its reason is appended to `failures`."""
     (row_name, row_values), (col_name, col_values) = row, col
     grid = np.full((len(row_values), len(col_values)), np.nan)
     total = grid.size
@@ -227,10 +248,142 @@ def window_accuracy(
         for j, cv in enumerate(col_values):
             try:
                 grid[i, j] = fit_view(
-                    ds, spec, {**params, row_name: rv, col_name: cv}, mask, True, preprocess
+                    ds, spec, {**params, row_name: rv, col_name: cv}, mask, False, preprocess
                 ).accuracy
-            except (ValueError, np.linalg.LinAlgError, ArithmeticError):
-                grid[i, j] = np.nan  # a failing corner of the grid shows as a gap, not an error
+            except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
+                if failures is not None:
+                    failures.append(f"{spec.label} at {row_name}={rv}, {col_name}={cv}: {exc}")
             if progress is not None:
                 progress(i * len(col_values) + j + 1, total, f"{row_name}={rv}, {col_name}={cv}")
     return grid
+
+
+def window_map(
+    ds: Dataset,
+    spec,
+    base_spec,
+    params: dict[str, Any],
+    mask: np.ndarray,
+    row: tuple[str, Sequence[Any]],
+    col: tuple[str, Sequence[Any]],
+    preprocess: str = "none",
+) -> WindowMap:
+    """The method over the grid and its baseline (`base_spec`, or None) fitted with each cell's
+    shared settings, on the same split; without a baseline the grid's median is the reference."""
+    failures: list[str] = []
+    grid = window_accuracy(ds, spec, params, mask, row, col, None, preprocess, failures)
+    base = np.full(grid.shape, np.nan)
+    if base_spec is not None:
+        (row_name, row_values), (col_name, col_values) = row, col
+        fitted: dict[tuple, float] = {}  # cells sharing the baseline's settings are fitted once
+        for i, rv in enumerate(row_values):
+            for j, cv in enumerate(col_values):
+                shared = shared_params(base_spec, {**params, row_name: rv, col_name: cv})
+                key = tuple(sorted(shared.items()))
+                if key not in fitted:
+                    try:
+                        fitted[key] = fit_view(
+                            ds, base_spec, shared, mask, False, preprocess
+                        ).accuracy
+                    except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
+                        fitted[key] = np.nan
+                        where = ", ".join(f"{k}={v}" for k, v in key) or "its defaults"
+                        failures.append(f"{base_spec.label} at {where}: {exc}")
+                base[i, j] = fitted[key]
+    if np.all(np.isnan(base)):
+        base[:] = float(np.nanmedian(grid)) if np.any(np.isfinite(grid)) else np.nan
+        label = "the grid's median"
+    else:
+        label = base_spec.label
+    return WindowMap(grid, base, label, failures)
+
+
+# ------------------------------------------------------------------------------ dissimilarity
+
+
+@dataclass
+class DissimilarityChecks:
+    """Zhang's two checks on one dissimilarity matrix (the learned one, or the input distances)."""
+
+    D: np.ndarray
+    labels: np.ndarray
+    which: str  # what D is, for the caption
+    gower: Any  # methods.zhang.GowerCheck
+    fisher: Any  # methods.zhang.FisherCheck
+
+
+def matrix_labels(M: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """Labels for the rows of M: all points, or only the labeled (training) ones for inductive
+    fits; None when M has neither size."""
+    n = M.shape[0]
+    if n == y.shape[0]:
+        return y
+    if n == int(np.sum(mask)):
+        return y[np.asarray(mask, dtype=bool)]
+    return None
+
+
+def input_distances(X: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of X (n × n)."""
+    from scipy.spatial.distance import pdist, squareform
+
+    return squareform(pdist(np.asarray(X, dtype=np.float64)))
+
+
+def dissimilarity_checks(
+    ds: Dataset, result: ViewResult, preprocess: str = "none"
+) -> DissimilarityChecks:
+    """Gower's Euclidean check and Fisher separability (Zhang 2003, Theorem 1 and Definition 2) of
+    the learned dissimilarity, or of the labeled inputs' Euclidean distances (scaled as the method
+    saw them) when the method has none."""
+    from metriclab.methods.zhang import is_euclidean, is_fisher_separable
+
+    D = result.extras.get("dissimilarity_")
+    labels = matrix_labels(D, ds.y, result.mask) if D is not None else None
+    if D is None or labels is None:
+        mask = result.mask
+        D = input_distances(scale_features(preprocess, ds.X[mask]))  # scaler fitted on these
+        labels = ds.y[mask]
+        which = "Euclidean distances of the labeled inputs"
+    else:
+        which = "the learned dissimilarity"
+    return DissimilarityChecks(
+        D, labels, which, is_euclidean(D, tol=1e-8), is_fisher_separable(D, labels)
+    )
+
+
+# ------------------------------------------------------------------------------ tangent page
+
+
+def tangent_pictures(
+    image: np.ndarray, image_shape: tuple[int, int], transform: str, amounts: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One image's tangent vectors (one row per transformation, in `TRANSFORMS` order) and the
+    image moved to first order along `transform` by each of `amounts` (one image per amount)."""
+    from metriclab.methods.tangent import tangent_vectors, transformed_images
+
+    vectors = tangent_vectors(image, image_shape)
+    moved = transformed_images(image, image_shape, transform, amounts)
+    return vectors, moved.reshape(len(amounts), -1)
+
+
+def tangent_neighbours(
+    ds: Dataset, mask: np.ndarray, query: int, transforms: str, two_sided: bool, k: int = 5
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The `k` nearest training images (mask True) of held-out image number `query` under the
+    Euclidean and the tangent distance: {"euclidean"|"tangent": (indices into ds, distances)}."""
+    from metriclab.methods.tangent import nearest_neighbours
+
+    mask = np.asarray(mask, dtype=bool)
+    train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
+    if not 0 <= query < query_idx.size:
+        raise ValueError(f"query image {query} is not one of the {query_idx.size} held-out images")
+    found = nearest_neighbours(
+        ds.X[query_idx[query]],
+        ds.X[train_idx],
+        tuple(ds.image_shape),
+        n_neighbors=k,
+        transforms=transforms,
+        two_sided=two_sided,
+    )
+    return {key: (train_idx[idx], dist) for key, (idx, dist) in found.items()}

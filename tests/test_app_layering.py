@@ -1,0 +1,137 @@
+"""Pages only draw: what they show is computed in metriclab.ui.compute (cached in ui.cache), and a
+computation that fails is reported with its reason, never swallowed."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metriclab import datasets
+from metriclab.methods import REGISTRY
+from metriclab.ui import cache, compute
+from tests.apptest_helpers import figures, run_page
+
+PAGES = sorted((Path(__file__).resolve().parents[1] / "pages").glob("*.py"))
+# Library layers a page must reach only through metriclab.ui (names in capitals are constants).
+COMPUTING = ("metriclab.preprocess", "metriclab.evaluation", "metriclab.kernels",
+             "metriclab.graphs", "metriclab.eigen", "scipy", "sklearn")  # fmt: skip
+
+
+def _imports(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_a_page_has_no_cache_of_its_own_and_calls_no_algorithm(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("cache_data", "cache_resource"):
+            pytest.fail(f"{path.name}:{node.lineno} caches a computation of its own")
+    for module, names in _imports(tree):
+        assert not module.startswith(COMPUTING), f"{path.name} imports {module}"
+        if module.startswith("metriclab.methods"):
+            called = [n for n in names if n != "REGISTRY" and not n.isupper()]
+            assert not called and module.count(".") <= 2, f"{path.name} imports {module}"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_a_page_swallows_no_error(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ExceptHandler):
+            assert not all(isinstance(s, ast.Pass) for s in node.body), (
+                f"{path.name}:{node.lineno} swallows an error"
+            )
+
+
+def test_window_map_reports_each_failing_cell_with_its_reason():
+    ds = datasets.load("two_moons", n_samples=60)
+    mask = compute.split_mask(ds.y, "fraction", 0.2)
+    out = compute.window_map(
+        ds, REGISTRY["tdl"], REGISTRY["le"], {}, mask, ("lam", [0.1, 1.0]), ("width", [-1.0, 1.0])
+    )
+    assert np.isnan(out.grid[:, 0]).all() and np.isfinite(out.grid[:, 1]).all()
+    assert np.isnan(out.baseline[:, 0]).all() and np.isfinite(out.baseline[:, 1]).all()
+    assert out.baseline_label == REGISTRY["le"].label
+    assert len(out.failures) == 3  # TDL twice; LE once (its width is shared by both λ rows)
+    assert all("width must be" in f for f in out.failures)
+    assert sum(f.startswith(REGISTRY["le"].label) for f in out.failures) == 1
+
+
+def test_window_map_without_a_baseline_compares_with_the_grids_median():
+    ds = datasets.load("iris")
+    mask = compute.split_mask(ds.y, "fraction", 0.2)
+    out = compute.window_map(
+        ds, REGISTRY["nca"], None, {}, mask, ("n_components", [1, 2]), ("max_iter", [5, 10])
+    )
+    assert out.baseline_label == "the grid's median" and not out.failures
+    assert np.allclose(out.baseline, np.median(out.grid))
+
+
+def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(monkeypatch):
+    real = compute.fit_view
+
+    def baseline_fails(ds, spec, *args, **kwargs):
+        if spec.key == "le":
+            raise ValueError("the graph is disconnected (test)")
+        return real(ds, spec, *args, **kwargs)
+
+    monkeypatch.setattr(compute, "fit_view", baseline_fails)
+    cache.window.clear()
+    cache.fit.clear()
+    query = {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"}
+    at = run_page("embed", {**query, "lab": "per_class", "per": "4"}, timeout=180)
+    at.button(key="run_window").click().run()
+    cache.window.clear()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "the graph is disconnected (test)" in errors[0], errors
+    assert REGISTRY["le"].label in errors[0]
+    assert figures(at)  # the method's own cells are still drawn, against the grid's median
+
+
+def test_dissimilarity_checks_fall_back_to_the_labeled_inputs_distances():
+    ds = datasets.load("iris")
+    mask = compute.split_mask(ds.y, "fraction", 0.3)
+    result = compute.fit_view(ds, REGISTRY["pca"], {}, mask)
+    checks = compute.dissimilarity_checks(ds, result, "none")
+    X = ds.X[mask]
+    assert checks.D.shape == (mask.sum(), mask.sum())
+    assert checks.D[0, 1] == pytest.approx(np.linalg.norm(X[0] - X[1]))
+    assert checks.D[2, 5] == pytest.approx(np.linalg.norm(X[2] - X[5]))
+    assert np.array_equal(checks.labels, ds.y[mask])
+    assert checks.which.startswith("Euclidean distances") and checks.gower.euclidean
+
+
+def test_dissimilarity_checks_use_the_learned_dissimilarity():
+    ds = datasets.load("iris")
+    mask = compute.split_mask(ds.y, "fraction", 0.3)
+    result = compute.fit_view(ds, REGISTRY["zhang_mds"], {}, mask)
+    checks = compute.dissimilarity_checks(ds, result, "none")
+    assert checks.which == "the learned dissimilarity"
+    assert checks.D is result.extras["dissimilarity_"]
+
+
+def test_tangent_neighbours_are_training_images_nearest_first():
+    ds = datasets.load("digits")
+    keep = compute.subsample_indices(ds.y, 300)
+    ds = datasets.Dataset(
+        ds.X[keep], ds.y[keep], "digits", [], ds.target_names, image_shape=ds.image_shape
+    )
+    mask = compute.split_mask(ds.y, "fraction", 0.5)
+    found = compute.tangent_neighbours(ds, mask, 3, "translation", True, k=4)
+    query = ds.X[np.flatnonzero(~mask)[3]]
+    for key in ("euclidean", "tangent"):
+        idx, dist = found[key]
+        assert len(idx) == 4 and mask[idx].all() and np.all(np.diff(dist) >= 0)
+    idx, dist = found["euclidean"]
+    assert dist == pytest.approx(np.linalg.norm(ds.X[idx] - query, axis=1))
+    # the tangent distance of a pair is at most its Euclidean distance (α = β = 0 is allowed)
+    assert found["tangent"][1][0] <= found["euclidean"][1][0] + 1e-9
+    with pytest.raises(ValueError, match="held-out"):
+        compute.tangent_neighbours(ds, mask, 10_000, "translation", True)
