@@ -9,7 +9,7 @@ from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_picker, explainer, url_values
 from metriclab.ui.router import ensure_router
 from metriclab.ui.state import publish
-from metriclab.ui.uploads import handle_upload, share_controls
+from metriclab.ui.uploads import share_controls, upload_box
 
 ensure_router()
 st.title("Data")
@@ -25,26 +25,9 @@ explainer(
 picker_box = st.sidebar.container()  # drawn above the upload box, filled after it
 with st.sidebar:
     st.subheader("Upload a CSV")
-    limit = st.get_option("server.maxUploadSize")
-    st.caption(
-        f"A CSV with a header row, numeric features and one label column; up to {limit} MB "
-        "(the browser refuses larger files before they reach the app)."
-    )
-    upload = st.file_uploader(
-        f"CSV file (up to {limit} MB)",
-        type=["csv", "gz", "txt"],
-        key="upload",
-    )
-    label_column = st.text_input("Label column (empty = last)", key="label_column") or None
-    if upload is not None and st.session_state.get("_upload_done") != (
-        upload.file_id,
-        label_column,
-    ):
-        key = handle_upload(upload.getvalue(), upload.name, label_column)
-        if key is not None:
-            st.session_state["_upload_done"] = (upload.file_id, label_column)
-            st.session_state["ds"] = key
-            st.success(f"Loaded {upload.name}")
+    loaded = upload_box()
+    if loaded is not None:
+        st.session_state["ds"] = loaded
 
 name, params = dataset_picker(picker_box)
 publish(url_values(["ds", *[f"d.{name}.{p}" for p in params]]), prune=("d.",))

@@ -7,6 +7,36 @@ import streamlit as st
 
 from metriclab.ui import cache
 
+# The browser refuses a file over server.maxUploadSize before it reaches the app, so no script run
+# follows and the server cannot take back the message it drew about the previous file. This watch
+# runs in the page: while the newest file in the upload box is a refused one (its chip is marked
+# aria-invalid), the previous file's message is hidden and a note saying why is shown instead.
+REFUSED_WATCH = """
+<style>
+  .st-key-upload_refused { display: none; }
+  body.metriclab-upload-refused .st-key-upload_refused { display: block; }
+  body.metriclab-upload-refused .st-key-upload_feedback { display: none; }
+</style>
+<script>
+(() => {
+  if (window.metriclabUploadWatch) return;
+  window.metriclabUploadWatch = true;
+  const check = () => {
+    const chips = document.querySelectorAll('.st-key-upload [data-testid="stFileChip"]');
+    const newest = chips.length ? chips[chips.length - 1] : null;
+    const refused = !!newest && newest.getAttribute("aria-invalid") === "true";
+    if (document.body.classList.contains("metriclab-upload-refused") !== refused) {
+      document.body.classList.toggle("metriclab-upload-refused", refused);
+    }
+  };
+  new MutationObserver(check).observe(document.body, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["aria-invalid"],
+  });
+  check();
+})();
+</script>
+"""
+
 
 def handle_upload(data: bytes, filename: str, label_column: str | None = None) -> str | None:
     """Register an uploaded CSV in this session and return its data set key; on a bad file show
@@ -25,6 +55,39 @@ def handle_upload(data: bytes, filename: str, label_column: str | None = None) -
             f"A session keeps at most {cache.MAX_UPLOADS} uploads "
             f"({cache.MAX_UPLOAD_BYTES // cache.MB} MB); dropped the oldest: {', '.join(dropped)}"
         )
+    return key
+
+
+def upload_box() -> str | None:
+    """The Data page's upload box: the size limit in words, the file box, the label column and one
+    message about the newest file (loaded, or why not). Returns the key of a newly loaded upload."""
+    limit = st.get_option("server.maxUploadSize")
+    st.caption(
+        f"A CSV with a header row, numeric features and one label column; at most **{limit} MB** "
+        "(the browser refuses larger files before they reach the app; a .csv.gz is accepted)."
+    )
+    upload = st.file_uploader(
+        f"CSV file (up to {limit} MB)", type=["csv", "gz", "txt"], key="upload"
+    )
+    label_column = st.text_input("Label column (empty = last)", key="label_column") or None
+    feedback = st.container(key="upload_feedback")
+    st.container(key="upload_refused").warning(
+        f"The browser refused the last file: it is larger than {limit} MB, so it never reached the "
+        "app and the data set shown has not changed. Compress it (.csv.gz) or keep fewer rows.",
+        icon=":material/block:",
+    )
+    st.html(REFUSED_WATCH, unsafe_allow_javascript=True)
+    if upload is None:
+        return None
+    done = (upload.file_id, label_column)
+    if st.session_state.get("_upload_done") == done:
+        return None
+    with feedback:
+        key = handle_upload(upload.getvalue(), upload.name, label_column)
+        if key is None:
+            return None
+        st.session_state["_upload_done"] = done
+        st.success(f"Loaded {upload.name}")
     return key
 
 
