@@ -16,7 +16,7 @@ from metriclab.ui.errors import guarded
 from metriclab.ui.pickers import dataset_choices, dataset_label, explainer
 from metriclab.ui.preprocessing import scaling_notes, scaling_picker_many
 from metriclab.ui.router import ensure_router
-from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.state import form_is_ready, mark_form_drawn, publish, seed_from_url
 from metriclab.ui.widgets import display_table
 
 ensure_router()
@@ -25,8 +25,10 @@ explainer(
     "Each method is fitted on the same seeded random splits of each data set (a share of each "
     "class labeled, the rest held out) and scored by the 1-NN rule in its embedding (or its own "
     "predictions for classifiers). Bars are the mean accuracy over the splits with ±1 standard "
-    "deviation; the table gives the paired difference against the Euclidean baseline on the same "
-    "splits and the wins/ties/losses. Nothing runs until you press **Run**.",
+    "deviation. Two baselines run on the same splits with the same feature scaling: the Euclidean "
+    "input space with all its features, and PCA to the output dimension of the learned maps (an "
+    "unsupervised map of the same size). The table gives each method's paired difference to both, "
+    "with wins/ties/losses. Nothing runs until you press **Run**.",
     [
         r"\text{acc} = \frac{1}{|U|}\sum_{i\in U} [\hat y_{1\text{-NN}}(z_i) = y_i],\quad z_i = f(x_i)"
     ],
@@ -36,6 +38,12 @@ available = dataset_choices(include_uploads=True)
 default_sets = [n for n in ("iris", "wine") if n in available] or available[:1]
 default_methods = [m for m in ("pca", "nca", "zhang_mds", "tdl", "le") if m in REGISTRY][:3]
 vector_methods = [k for k, s in REGISTRY.items() if k != "euclidean"]
+
+# Run is enabled only once this form has been drawn with its values in the session: on a session's
+# first run (or on coming back from another page, which drops the form's values) the button is
+# drawn disabled and the page reruns at once, so no click can submit a form the server has not
+# filled yet (a click during the first run once submitted empty data sets and methods).
+form_ready = form_is_ready("compare", ("cds", "cm"))
 
 with st.form("compare_form"):
     seed_from_url("cds", default_sets, options=available)
@@ -57,7 +65,8 @@ with st.form("compare_form"):
     seed_from_url("protocol", "auto", options=list(PROTOCOLS))
     protocol = c3.selectbox("Protocol", list(PROTOCOLS), key="protocol", format_func=PROTOCOLS.get)
     scaling = scaling_picker_many(st)
-    submitted = st.form_submit_button("Run", type="primary")
+    submitted = st.form_submit_button("Run", type="primary", disabled=not form_ready)
+mark_form_drawn("compare", rerun=not form_ready)
 
 publish(
     {
@@ -117,9 +126,10 @@ tab_boxes.plotly_chart(boxes, key="compare_boxes")
 if summary is not None:
     st.dataframe(display_table(summary), hide_index=True)
     st.caption(
-        "diff_vs_baseline is against the Euclidean 1-NN on all input features. Methods that map "
-        "to a few dimensions (PCA, NCA, TDL at their default of 2) lose information by design: "
-        "add PCA to compare them with an unsupervised map of the same dimension."
+        "**diff vs Euclidean (all features)**: against 1-NN in the input space with every feature. "
+        "**diff vs PCA (same dimension)**: against PCA to the method's own output dimension (the "
+        "*same-dimension baseline* column), fitted on the same splits with the same scaling, so a "
+        "2-D map is judged against another 2-D map. W/T/L: splits won/tied/lost; p: Wilcoxon."
     )
 c1, c2, c3 = st.columns(3)
 # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun

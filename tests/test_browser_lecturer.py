@@ -38,3 +38,27 @@ def test_a_refused_oversize_file_takes_the_previous_files_error_away(page, app_u
     settled(page)
     assert not refused.is_visible() and not error.is_visible()
     no_red_box(page)
+
+
+def test_compare_run_clicked_the_moment_it_can_be_clicked_twice_in_two_sessions(page, app_url):
+    """No waiting for the page to settle: Run is pressed as soon as the browser lets it be pressed
+    (it stays disabled until the form holds its values), twice, in two sessions."""
+    for session in range(2):
+        tab = page if session == 0 else page.context.browser.new_context().new_page()
+        tab.set_default_timeout(120_000)
+        tab.goto(f"{app_url}/compare?cds=iris&cm=pca&splits=2", wait_until="commit")
+        run = tab.locator("[data-testid='stFormSubmitButton'] button")
+        for _ in range(2):
+            tab.wait_for_function(
+                "() => { const b = document.querySelector("
+                "'[data-testid=\"stFormSubmitButton\"] button'); return b && !b.disabled; }",
+                polling="raf",
+            )
+            run.click()
+            tab.get_by_role("button", name="Download results (CSV)").wait_for()
+            no_red_box(tab)
+        settled(tab)
+        no_red_box(tab)
+        assert tab.get_by_text("choose at least one").count() == 0
+        if session:
+            tab.context.close()

@@ -208,3 +208,19 @@ def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
     for key in current:
         if key not in values and any(key.startswith(p) for p in prune):
             del st.query_params[key]
+
+
+def form_is_ready(name: str, keys: Sequence[str]) -> bool:
+    """Whether form `name` was drawn on the previous run with its widgets' values in the session
+    (`keys`); call before the form's widgets are seeded. False on a session's first run and after
+    the form's values were dropped (streamlit drops a widget's value when another page ran)."""
+    drawn = st.session_state.get(f"_form_drawn.{name}", False)
+    return bool(drawn) and all(k in st.session_state for k in keys)
+
+
+def mark_form_drawn(name: str, rerun: bool) -> None:
+    """After form `name` is drawn: remember it, and with `rerun` start the next run at once (the
+    one that draws the form ready to submit)."""
+    st.session_state[f"_form_drawn.{name}"] = True
+    if rerun:
+        st.rerun()
