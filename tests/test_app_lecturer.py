@@ -3,6 +3,7 @@ session and in another; presets set the whole view; defaults make sense; no tabl
 
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from metriclab.methods import REGISTRY
 from tests.apptest_helpers import figures, run_page
@@ -283,7 +284,7 @@ def test_compare_summary_shows_no_none_cells():
     text = shown.astype(str).to_numpy().ravel().tolist()
     assert "None" not in text and "nan" not in text
     assert "–" in text  # the baseline's own p-value: an empty cell, drawn as a dash
-    assert any("all input features" in c.value for c in at.caption)  # which baseline, said
+    assert any("input space with every feature" in c.value for c in at.caption)  # which baseline
 
 
 def test_method_picker_shows_labels_without_paper_slugs():
@@ -408,3 +409,76 @@ def test_the_run_memos_refuse_another_sessions_upload_even_after_it_was_computed
     assert not b.exception
     assert not [m.value for m in b.markdown if "LEAK" in m.value]
     assert len(b.error) == 2 and all("not available in this session" in e.value for e in b.error)
+
+
+def test_a_form_is_ready_only_after_it_was_drawn_with_its_values():
+    def script():
+        import streamlit as st
+
+        from metriclab.ui.state import form_is_ready, mark_form_drawn
+
+        seen = st.session_state.setdefault("seen", [])
+        ready = form_is_ready("f", ("a",))
+        seen.append(ready)
+        st.session_state.setdefault("a", 1)
+        mark_form_drawn("f", rerun=False)
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT).run()
+    assert at.session_state["seen"] == [False]  # first run: not ready
+    at.run()
+    assert at.session_state["seen"] == [False, True]
+    del at.session_state["a"]  # the form's values dropped (another page ran)
+    at.run()
+    assert at.session_state["seen"] == [False, True, False]
+
+
+def test_compare_run_is_enabled_after_the_first_runs_automatic_rerun():
+    at = run("compare", {"cds": "iris", "cm": "pca", "splits": "2"})
+    assert not at.exception
+    assert at.button[0].disabled is False  # the first run drew it disabled and reran at once
+    at.button[0].click().run()
+    assert not at.error and len(at.dataframe) == 1
+
+
+# --- 7. Compare: a learned 2-D map is scored against PCA to 2-D as well as the input space -------
+
+
+def test_compare_scores_a_2d_map_against_pca_to_2d_on_the_same_splits():
+    from metriclab.ui.comparing import run_comparison
+
+    at = run("compare", {"cds": "iris", "cm": "nca", "splits": "3"})
+    at.button[0].click().run()
+    assert_clean(at)
+    bars = figures(at)[0]
+    assert [t["name"] for t in bars["data"]] == ["Euclidean, all features", "PCA to 2-D", "NCA"]
+    table = at.dataframe[0].value.set_index("label")
+    nca = table.loc["NCA"]
+    assert nca["same-dimension baseline"] == "PCA to 2-D"
+    # the differences, recomputed from the per-split results: same splits, same scaling
+    results = run_comparison(("iris",), ("nca",), 3, 0.1, "auto")
+    by = results.pivot(index="split", columns="label", values="accuracy")
+    pca = results[results["label"] == "PCA to 2-D"]
+    assert set(pca["preprocess"]) == set(results.loc[results["method"] == "nca", "preprocess"])
+    assert pca["seed"].tolist() == results.loc[results["method"] == "nca", "seed"].tolist()
+    assert nca["diff vs PCA (same dimension)"] == pytest.approx(
+        (by["NCA"] - by["PCA to 2-D"]).mean()
+    )
+    euclid = (by["NCA"] - by["Euclidean, all features"]).mean()
+    assert nca["diff vs Euclidean (all features)"] == pytest.approx(euclid)
+    wins = int(((by["NCA"] - by["PCA to 2-D"]) > 1e-12).sum())
+    assert nca["W/T/L vs PCA (same dimension)"].startswith(f"{wins}/")
+    for baseline in ("Euclidean, all features", "PCA to 2-D"):  # a baseline against itself: empty
+        assert pd.isna(table.loc[baseline, "diff vs PCA (same dimension)"])
+    assert pd.isna(table.loc["Euclidean, all features", "diff vs Euclidean (all features)"])
+
+
+def test_compare_with_pca_chosen_does_not_run_it_twice():
+    from metriclab.ui.comparing import with_baselines
+
+    assert with_baselines(("nca", "pca")) == [("nca", {}), ("pca", {})]
+    assert with_baselines(("nca", "tdl")) == [
+        ("pca", {"n_components": 2}),
+        ("nca", {}),
+        ("tdl", {}),
+    ]
+    assert with_baselines(("pca",)) == [("pca", {})]

@@ -206,7 +206,7 @@ def test_compare_runs_only_on_the_button_and_shows_chart_table_downloads():
     at.button[0].click().run()
     assert_clean(at)
     bars, boxes = figures(at)
-    assert [t["name"] for t in bars["data"]] == ["Euclidean (input space)", "PCA"]
+    assert [t["name"] for t in bars["data"]] == ["Euclidean, all features", "PCA to 2-D"]
     assert all("error_y" in t for t in bars["data"])
     table = at.dataframe[0].value
     assert set(table["method"]) == {"euclidean", "pca"}

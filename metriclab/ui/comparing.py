@@ -3,6 +3,8 @@ their summary and figures."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -15,6 +17,41 @@ PROTOCOLS = {
     "transductive": "transductive (all points seen)",
     "inductive": "inductive (fit on labeled only)",
 }
+
+
+EUCLIDEAN_LABEL = "Euclidean, all features"
+
+
+def output_dimension(method: str) -> int | None:
+    """The number of dimensions a learned embedding maps to at its defaults (None: the input
+    space itself, PCA, or a classifier)."""
+    spec = REGISTRY[method]
+    if spec.output != "embedding" or method in ("euclidean", "pca"):
+        return None
+    dim = spec.defaults().get("n_components")
+    return None if dim is None else int(dim)
+
+
+def pca_label(dim: int) -> str:
+    return f"PCA to {dim}-D"
+
+
+def with_baselines(methods: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """The chosen methods at their defaults, and PCA to each of their output dimensions: the
+    unsupervised map of the same size, fitted on the same splits with the same scaler (the
+    Euclidean input space is added by compare itself). A chosen PCA of that size is not repeated."""
+    pca_default = REGISTRY["pca"].defaults().get("n_components")
+    dims = sorted({d for d in map(output_dimension, methods) if d is not None})
+    baselines = [
+        ("pca", {"n_components": d}) for d in dims if not ("pca" in methods and d == pca_default)
+    ]
+    return baselines + [(m, {}) for m in methods]
+
+
+def _pca_dimension(params: str) -> int:
+    import json
+
+    return int(json.loads(params).get("n_components", REGISTRY["pca"].defaults()["n_components"]))
 
 
 def _comparison(
@@ -35,9 +72,9 @@ def _comparison(
     unknown = [m for m in methods if m not in REGISTRY]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}")
-    return compare(
+    results = compare(
         data if len(data) > 1 else data[0],
-        {m: {} for m in methods},
+        with_baselines(methods),
         n_splits=int(n_splits),
         fraction=float(fraction),
         protocol=protocol,
@@ -45,6 +82,10 @@ def _comparison(
         progress=progress,
         preprocess=preprocess,
     )
+    results.loc[results["method"] == "euclidean", "label"] = EUCLIDEAN_LABEL
+    pca = results["method"] == "pca"
+    results.loc[pca, "label"] = [pca_label(_pca_dimension(p)) for p in results.loc[pca, "params"]]
+    return results
 
 
 _comparisons = RunMemo(_comparison, max_entries=16)
@@ -78,31 +119,62 @@ def run_comparison(
     return _comparisons(*key, progress=progress)
 
 
-def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+def paired_differences(results: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Each (data set, label)'s mean paired difference to the rows labelled `baseline` on the same
+    splits, its wins/ties/losses and Wilcoxon p (metriclab.evaluation.summarize)."""
     from metriclab.evaluation import summarize
 
-    summary = summarize(results)
-    keep = [
-        c
-        for c in (
-            "dataset",
-            "label",
-            "method",
-            "protocol",
-            "preprocess",
-            "n_splits",
-            "accuracy_mean",
-            "accuracy_std",
-            "diff_vs_baseline",
-            "wins",
-            "ties",
-            "losses",
-            "p_value",
-            "fit_time_s",
-        )
-        if c in summary.columns
-    ]
-    return summary[keep]
+    marked = results.copy()
+    marked.loc[marked["label"] == baseline, "method"] = "_baseline"
+    summary = summarize(marked, baseline="_baseline")
+    return pd.DataFrame(
+        {
+            "diff": summary["diff_vs_baseline"].to_numpy(),
+            "wtl": [
+                f"{w}/{t}/{lo}"
+                for w, t, lo in zip(
+                    summary["wins"], summary["ties"], summary["losses"], strict=True
+                )
+            ],
+            "p": summary["p_value"].to_numpy(),
+        },
+        index=pd.MultiIndex.from_frame(summary[["dataset", "label"]]),
+    )
+
+
+def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per data set and method: mean ± std accuracy, and the paired differences on the same splits
+    against the Euclidean input space (all features) and against PCA to the method's own output
+    dimension; each column names its baseline, a baseline's own row leaves its column empty."""
+    from metriclab.evaluation import summarize
+
+    summary = summarize(results).reset_index(drop=True)
+    keep = ["dataset", "label", "method", "protocol", "preprocess", "n_splits"]
+    out = summary[[c for c in keep if c in summary] + ["accuracy_mean", "accuracy_std"]].copy()
+    keys = list(zip(out["dataset"], out["label"], strict=True))
+    dims = [output_dimension(m) if m in REGISTRY else None for m in out["method"]]
+    comparisons = {
+        "Euclidean (all features)": [EUCLIDEAN_LABEL] * len(out),
+        "PCA (same dimension)": [None if d is None else pca_label(d) for d in dims],
+    }
+    for name, baselines in comparisons.items():
+        diffs, wtls, ps = [], [], []
+        tables = {b: paired_differences(results, b) for b in set(baselines) - {None}}
+        for key, baseline in zip(keys, baselines, strict=True):
+            row = None
+            if baseline is not None and key[1] != baseline and key in tables[baseline].index:
+                row = tables[baseline].loc[key]
+            diffs.append(math.nan if row is None else float(row["diff"]))
+            wtls.append(None if row is None else row["wtl"])
+            ps.append(math.nan if row is None else float(row["p"]))
+        if name.startswith("PCA"):
+            out["same-dimension baseline"] = baselines
+        out[f"diff vs {name}"] = diffs
+        out[f"W/T/L vs {name}"] = wtls
+        out[f"p vs {name}"] = ps
+    if "fit_time_s" in summary:
+        out["fit_time_s"] = summary["fit_time_s"]
+    return out
 
 
 def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
