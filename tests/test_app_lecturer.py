@@ -482,3 +482,38 @@ def test_compare_with_pca_chosen_does_not_run_it_twice():
         ("tdl", {}),
     ]
     assert with_baselines(("pca",)) == [("pca", {})]
+
+
+# --- 10. the LMNN fit inside the tangent method reports its own progress -------------------------
+
+
+def test_tangent_lmnn_reports_residuals_then_each_lmnn_iteration_then_the_test_images():
+    import numpy as np
+
+    from metriclab.datasets import load
+    from metriclab.ui import runs
+    from metriclab.ui.compute import fit_view, split_mask
+
+    ds = load("digits")
+    keep = np.arange(0, ds.n_samples, 6)
+    ds.X, ds.y = ds.X[keep], ds.y[keep]
+    mask = split_mask(ds.y, "fraction", 0.5, 0)
+    heard = []
+    params = {"max_iter": 15}
+    fit_view(ds, REGISTRY["tangent_lmnn"], params, mask, progress=lambda *a: heard.append(a))
+    stages = [m.split(" ")[0] for _, _, m in heard]
+    residuals = [h for h in heard if "shortest tangent vectors" in h[2]]
+    lmnn = [h for h in heard if h[2].startswith("LMNN iteration")]
+    assert residuals[-1][:2] == (int(mask.sum()), int(mask.sum()))  # every training image
+    assert len(lmnn) >= 2 and [h[0] for h in lmnn] == list(range(1, len(lmnn) + 1))
+    assert all(h[1] == 15 for h in lmnn) and len(lmnn) <= 15
+    assert "loss" in lmnn[0][2]
+    first_test = next(i for i, m in enumerate(heard) if "tangent distances" in m[2])
+    assert stages.index("LMNN") < first_test  # the fit's stages come before the test images
+    # through the page's memo: progress is heard while computing, not on a repeat (a hit)
+    key = ("digits", (), 300, "tangent_lmnn", (("max_iter", 5),), "fraction", 0.3, 0, "none")
+    runs._image_fits.clear()
+    first, again = [], []
+    runs.image_fit(*key, progress=lambda *a: first.append(a))
+    runs.image_fit(*key, progress=lambda *a: again.append(a))
+    assert any(m.startswith("LMNN iteration") for _, _, m in first) and not again

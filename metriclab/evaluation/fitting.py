@@ -123,7 +123,10 @@ def fit_split(
     if spec.output == "classifier":
         if progress is not None:
             progress(0, int(X_test.shape[0]), f"fitting on {int(mask.sum())} labeled points")
-        estimator.fit(X_train, y_train)
+        if progress is not None and "progress" in inspect.signature(estimator.fit).parameters:
+            estimator.fit(X_train, y_train, progress=progress)  # e.g. LMNN's iterations
+        else:
+            estimator.fit(X_train, y_train)
         if progress is not None and "progress" in inspect.signature(estimator.predict).parameters:
             predictions = estimator.predict(X_test, progress=progress)
         else:

@@ -12,6 +12,7 @@ import numpy as np
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
 from metriclab.evaluation import estimator_params, fit_split, labeled_mask
+from metriclab.preprocess import scale_features
 
 # Learned state shown on the pages when an estimator has it.
 EXTRA_ATTRIBUTES = (

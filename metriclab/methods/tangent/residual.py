@@ -16,9 +16,12 @@ from metriclab.validation import check_choice, check_fraction, check_int
 METRICS = ("lmnn", "whiten", "identity")  # Mahalanobis metrics of TangentMetricKNN
 
 
-def _residual_neighbourhoods(index: _TangentIndex, y, k: int, n_impostors: int, prefilter: int):
+def _residual_neighbourhoods(
+    index: _TangentIndex, y, k: int, n_impostors: int, prefilter: int, progress=None
+):
     """Shortest tangent vectors of each training image to its k same-class target neighbours and
     its n_impostors nearest other-class images, both by tangent distance among the pre-filter set.
+    `progress(done, n, message)` hears each finished block of images.
 
     Returns V_t (n×k×d), mask_t (n×k), V_i (n×m×d), mask_i (n×m); missing slots are masked out.
     """
@@ -44,6 +47,8 @@ def _residual_neighbourhoods(index: _TangentIndex, y, k: int, n_impostors: int, 
             rows = np.arange(stop - start)[:, None]
             V[start:stop, : order.shape[1]] = e[rows, order] * ok[..., None]
             mask[start:stop, : order.shape[1]] = ok
+        if progress is not None:
+            progress(stop, n, "shortest tangent vectors to each training image's neighbours")
     return V_t, mask_t, V_i, mask_i
 
 
@@ -88,12 +93,15 @@ def _lmnn_residual_loss(flat_L, shape, V_t, w_t, V_i, w_i, mu, C_t):
     return float(loss), grad.ravel()
 
 
-def lmnn_residual_metric(V_t, mask_t, V_i, mask_i, n_components=None, mu=0.5, max_iter=100):
+def lmnn_residual_metric(
+    V_t, mask_t, V_i, mask_i, n_components=None, mu=0.5, max_iter=100, progress=None
+):
     """L minimising the LMNN loss on tangent residuals by L-BFGS, started at a scaled identity.
 
     Target and impostor residuals are fixed (computed once with the Euclidean tangent distance),
     as in the thesis, where LMNN is trained on the shortest tangent vectors instead of x_i - x_j.
     Residuals may be float32 (the products run in their precision; sums in float64).
+    `progress(iteration, max_iter, message)` hears each L-BFGS iteration and its loss.
     """
     n, k, d = V_t.shape
     c = d if n_components is None else int(min(n_components, d))
@@ -106,6 +114,14 @@ def lmnn_residual_metric(V_t, mask_t, V_i, mask_i, n_components=None, mu=0.5, ma
     args = ((c, d), Vt, mask_t, V_i.reshape(-1, d), mask_i, float(mu), C_t)
     # One BLAS thread: these tall-skinny products gain little from threads and lose much on a
     # shared machine (bench/README.md, "Notes measured once").
+    iterations = 0
+
+    def report(intermediate_result):
+        nonlocal iterations
+        iterations += 1
+        loss = intermediate_result.fun
+        progress(iterations, int(max_iter), f"LMNN iteration {iterations}, loss {loss:.4g}")
+
     with threadpool_limits(limits=1, user_api="blas"):
         result = minimize(
             _lmnn_residual_loss,
@@ -114,6 +130,7 @@ def lmnn_residual_metric(V_t, mask_t, V_i, mask_i, n_components=None, mu=0.5, ma
             jac=True,
             method="L-BFGS-B",
             options={"maxiter": int(max_iter)},
+            callback=None if progress is None else report,
         )
     return result.x.reshape(c, d), result
 
@@ -164,7 +181,9 @@ class TangentMetricKNN(TangentDistanceKNN):
         self.train_prefilter = train_prefilter
         self.shrinkage = shrinkage
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress=None):
+        """Learn the metric on the training images; `progress(done, total, message)` hears the
+        stages (the residuals of each block of images, then each LMNN iteration)."""
         X, y, shape = self._validate(X, y)
         check_choice("metric", self.metric, METRICS)
         for name in ("k", "impostors", "train_prefilter", "max_iter"):
@@ -182,7 +201,12 @@ class TangentMetricKNN(TangentDistanceKNN):
             L = np.eye(X.shape[1])
         else:
             V_t, mask_t, V_i, mask_i = _residual_neighbourhoods(
-                index, self.y_, int(self.k), int(self.impostors), int(self.train_prefilter)
+                index,
+                self.y_,
+                int(self.k),
+                int(self.impostors),
+                int(self.train_prefilter),
+                progress,
             )
             if self.metric == "whiten":
                 L = whitening_metric(V_t, mask_t, float(self.shrinkage))
@@ -190,7 +214,14 @@ class TangentMetricKNN(TangentDistanceKNN):
                     L = L[-int(self.n_components) :]
             else:
                 L, self.optimizer_result_ = lmnn_residual_metric(
-                    V_t, mask_t, V_i, mask_i, self.n_components, float(self.mu), int(self.max_iter)
+                    V_t,
+                    mask_t,
+                    V_i,
+                    mask_i,
+                    self.n_components,
+                    float(self.mu),
+                    int(self.max_iter),
+                    progress,
                 )
                 self.n_iter_ = int(self.optimizer_result_.nit)
         index.set_metric(L)
