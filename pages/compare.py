@@ -46,24 +46,41 @@ vector_methods = [k for k, s in REGISTRY.items() if k != "euclidean"]
 form_ready = form_is_ready("compare", ("cds", "cm"))
 
 with st.form("compare_form"):
+    # Each widget is also given its session value as its default: a browser that draws the form
+    # afresh (under load, after a rerun) falls back to the widget's default, and with none it
+    # submitted empty data sets and methods, 1 split and 5 % (seen in the two-session test).
     seed_from_url("cds", default_sets, options=available)
     seed_from_url("cm", default_methods, options=vector_methods)
-    sets = st.multiselect("Data sets", available, key="cds", format_func=dataset_label)
+    seed_from_url("splits", 5, low=1, high=30)
+    seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
+    seed_from_url("protocol", "auto", options=list(PROTOCOLS))
+    state = st.session_state
+    sets = st.multiselect(
+        "Data sets", available, default=state["cds"], key="cds", format_func=dataset_label
+    )
     methods = st.multiselect(
         "Methods (the Euclidean baseline is always added)",
         vector_methods,
+        default=state["cm"],
         key="cm",
         format_func=lambda k: REGISTRY[k].label,
     )
     c1, c2, c3 = st.columns(3)
-    seed_from_url("splits", 5, low=1, high=30)
-    n_splits = c1.slider("Splits", 1, 30, key="splits")
-    seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
+    n_splits = c1.slider("Splits", 1, 30, value=state["splits"], key="splits")
     fraction = c2.select_slider(
-        "Labeled fraction", [0.05, 0.1, 0.2, 0.3, 0.5], key="cfrac", format_func="{:.0%}".format
+        "Labeled fraction",
+        [0.05, 0.1, 0.2, 0.3, 0.5],
+        value=state["cfrac"],
+        key="cfrac",
+        format_func="{:.0%}".format,
     )
-    seed_from_url("protocol", "auto", options=list(PROTOCOLS))
-    protocol = c3.selectbox("Protocol", list(PROTOCOLS), key="protocol", format_func=PROTOCOLS.get)
+    protocol = c3.selectbox(
+        "Protocol",
+        list(PROTOCOLS),
+        index=list(PROTOCOLS).index(state["protocol"]),
+        key="protocol",
+        format_func=PROTOCOLS.get,
+    )
     scaling = scaling_picker_many(st)
     submitted = st.form_submit_button("Run", type="primary", disabled=not form_ready)
 mark_form_drawn("compare", rerun=not form_ready)

@@ -256,7 +256,7 @@ def test_delta3_on_two_rings_is_a_fisher_tie_not_separable():
 def test_data_page_shows_the_upload_size_limit_before_a_file_is_chosen():
     at = run("data", {"ds": "iris"})
     assert_clean(at)
-    assert any("up to 20 MB" in c.value for c in at.sidebar.caption)  # not only in a tooltip
+    assert any("at most **20 MB**" in c.value for c in at.sidebar.caption)  # not only a tooltip
 
 
 def test_a_one_row_upload_is_told_it_needs_more_rows():

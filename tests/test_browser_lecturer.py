@@ -62,3 +62,36 @@ def test_compare_run_clicked_the_moment_it_can_be_clicked_twice_in_two_sessions(
         assert tab.get_by_text("choose at least one").count() == 0
         if session:
             tab.context.close()
+
+
+# (page and query, button pressed twice or None); Compare and Reproduce are walked the same way in
+# test_browser_app.py (Run twice in two sessions)
+WALK = [
+    ("", None),
+    ("data?ds=digits", None),
+    ("embed?ds=two_moons&method=tdl", None),
+    ("embed?ds=two_moons&method=tdl&mode=window&grid=3", "Compute window map"),
+    ("embed?ds=iris&method=nca", None),
+    ("dissimilarity?ds=two_rings&dmethod=zhang_mds", None),
+    ("tangent?tds=digits&pool=500", "Compute error rates"),
+]
+
+
+def test_every_page_twice_in_two_sessions_shows_no_red_box(page, app_url):
+    for session in range(2):
+        tab = page if session == 0 else page.context.browser.new_context().new_page()
+        tab.set_default_timeout(300_000)
+        for path, button in WALK:
+            tab.goto(f"{app_url}/{path}")
+            settled(tab)
+            no_red_box(tab)
+            for _ in range(2):
+                if button:
+                    tab.get_by_role("button", name=button, exact=True).click()
+                else:
+                    tab.reload()
+                settled(tab)
+                no_red_box(tab)
+            assert tab.locator("h1").count() >= 1
+        if session:
+            tab.context.close()

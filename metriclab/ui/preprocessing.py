@@ -28,7 +28,14 @@ def _select(container, key: str, options: list[str], default: str, parse, label_
     seed_from_url(key, default, options=options, parse=parse)
     if st.session_state[key] not in options:
         st.session_state[key] = default
-    return container.selectbox("Feature scaling", options, key=key, format_func=label_of, help=HELP)
+    return container.selectbox(
+        "Feature scaling",
+        options,
+        index=options.index(st.session_state[key]),  # what the browser falls back to (see state)
+        key=key,
+        format_func=label_of,
+        help=HELP,
+    )
 
 
 def scaling_picker(container, dataset) -> str:
