@@ -348,16 +348,23 @@ def test_image_method_on_vector_data_says_it_once():
     assert message.count(REGISTRY["tangent_knn"].label) == 1  # was "X: X works on images"
 
 
-def test_slow_image_methods_report_their_stages():
+def small_digits_split():
+    """Every sixth 8×8 digit (300 images) and a half-labeled split of them."""
     import numpy as np
 
     from metriclab.datasets import load
-    from metriclab.ui.compute import fit_view, split_mask
+    from metriclab.ui.compute import split_mask
 
     ds = load("digits")
     keep = np.arange(0, ds.n_samples, 6)
     ds.X, ds.y = ds.X[keep], ds.y[keep]
-    mask = split_mask(ds.y, "fraction", 0.5, 0)
+    return ds, split_mask(ds.y, "fraction", 0.5, 0)
+
+
+def test_slow_image_methods_report_their_stages():
+    from metriclab.ui.compute import fit_view
+
+    ds, mask = small_digits_split()
     heard = []
     result = fit_view(ds, REGISTRY["tangent_knn"], {}, mask, progress=lambda *a: heard.append(a))
     assert heard[0][0] == 0 and "fitting" in heard[0][2]
@@ -488,16 +495,10 @@ def test_compare_with_pca_chosen_does_not_run_it_twice():
 
 
 def test_tangent_lmnn_reports_residuals_then_each_lmnn_iteration_then_the_test_images():
-    import numpy as np
-
-    from metriclab.datasets import load
     from metriclab.ui import runs
-    from metriclab.ui.compute import fit_view, split_mask
+    from metriclab.ui.compute import fit_view
 
-    ds = load("digits")
-    keep = np.arange(0, ds.n_samples, 6)
-    ds.X, ds.y = ds.X[keep], ds.y[keep]
-    mask = split_mask(ds.y, "fraction", 0.5, 0)
+    ds, mask = small_digits_split()
     heard = []
     params = {"max_iter": 15}
     fit_view(ds, REGISTRY["tangent_lmnn"], params, mask, progress=lambda *a: heard.append(a))
