@@ -174,7 +174,9 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
         out[f"p vs {name}"] = ps
     if "fit_time_s" in summary:
         out["fit_time_s"] = summary["fit_time_s"]
-    return out
+    first = ["dataset", "label", "accuracy_mean", "accuracy_std", "same-dimension baseline"]
+    first += [f"{what} vs {name}" for name in comparisons for what in ("diff", "W/T/L")]
+    return out[first + [c for c in out.columns if c not in first]]  # the differences in view
 
 
 def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
