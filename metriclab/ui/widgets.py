@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from metriclab.params import Param
@@ -144,5 +145,16 @@ def capped(p: Param, high: float, key: str | None = None) -> Param:
 
 
 def display_table(frame):
-    """A table for st.dataframe with empty cells shown as '–' instead of 'None'."""
-    return frame.style.format(na_rep="–")
+    """A table for st.dataframe with empty cells shown as '–' instead of 'None'. The browser draws
+    a missing value as 'None' whatever the styler says, so a column with gaps is shown as text
+    (numbers with 6 decimals, like the other columns); a column without gaps stays numeric."""
+    shown = frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        if not values.isna().any():
+            continue
+        if pd.api.types.is_float_dtype(values):
+            shown[column] = ["–" if v != v else f"{v:.6f}" for v in values]
+        else:
+            shown[column] = values.astype(object).where(values.notna(), "–")
+    return shown.style.format(na_rep="–")
