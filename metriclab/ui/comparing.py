@@ -175,7 +175,7 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
     if "fit_time_s" in summary:
         out["fit_time_s"] = summary["fit_time_s"]
     first = ["dataset", "label", "accuracy_mean", "accuracy_std", "same-dimension baseline"]
-    first += [f"{what} vs {name}" for name in comparisons for what in ("diff", "W/T/L")]
+    first += [f"{what} vs {name}" for name in reversed(comparisons) for what in ("diff", "W/T/L")]
     return out[first + [c for c in out.columns if c not in first]]  # the differences in view
 
 
