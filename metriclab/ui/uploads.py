@@ -13,10 +13,14 @@ from metriclab.ui import cache
 # aria-invalid), the previous file's message is hidden and a note saying why is shown instead.
 REFUSED_WATCH = """
 <style>
-  .st-key-upload_refused { display: none; }
-  body.metriclab-upload-refused .st-key-upload_refused { display: block; }
+  .metriclab-refused { display: none; }
+  body.metriclab-upload-refused .metriclab-refused {
+    display: block; padding: 0.75rem 1rem; border-radius: 0.5rem;
+    background: rgba(255, 189, 69, 0.15); color: rgb(146, 108, 5);
+  }
   body.metriclab-upload-refused .st-key-upload_feedback { display: none; }
 </style>
+<div class="metriclab-refused" role="alert">{note}</div>
 <script>
 (() => {
   if (window.metriclabUploadWatch) return;
@@ -71,12 +75,11 @@ def upload_box() -> str | None:
     )
     label_column = st.text_input("Label column (empty = last)", key="label_column") or None
     feedback = st.container(key="upload_feedback")
-    st.container(key="upload_refused").warning(
+    note = (
         f"The browser refused the last file: it is larger than {limit} MB, so it never reached the "
-        "app and the data set shown has not changed. Compress it (.csv.gz) or keep fewer rows.",
-        icon=":material/block:",
-    )
-    st.html(REFUSED_WATCH, unsafe_allow_javascript=True)
+        "app and the data set shown has not changed. Compress it (.csv.gz) or keep fewer rows."
+    )  # drawn by the page itself (hidden until a refusal), not an element of the script run
+    st.html(REFUSED_WATCH.replace("{note}", note), unsafe_allow_javascript=True)
     if upload is None:
         return None
     done = (upload.file_id, label_column)
