@@ -62,7 +62,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
@@ -358,11 +358,8 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Out-of-sample embedding f(x) = Σ_i α_i exp(-||x_i - x||² / kernel_width) (Lemma 6)."""
         check_is_fitted(self, "embedding_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}"
-            )
+        # scikit-learn's feature-count check and message ("X has 3 features, but TDL is expecting 2")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         if self._out_of_sample is None:
             self._fit_out_of_sample()
         alpha, width = self._out_of_sample
