@@ -133,3 +133,17 @@ def test_another_session_cannot_open_a_drawing():
     other.run()
     assert other.sidebar.selectbox(key="ds").value != key
     assert any("not available here" in w.value for w in other.warning)
+
+
+def test_odd_selection_events_from_the_browser_add_nothing():
+    odd = [
+        None,
+        {"points": "many"},
+        {"points": [{"curve_number": 0, "x": "a", "y": 0}]},
+        {"points": [{"curve_number": 0, "x": float("nan"), "y": 0.0}]},
+        {"points": [{"curve_number": 0, "x": 1e9, "y": 0.0}]},
+        {"points": [{"curve_number": 0}]},
+        {"points": [["not", "a", "dict"]]},
+    ]
+    for selection in odd:
+        assert drawing.stroke_from_selection(selection, 0) == [], selection

@@ -63,12 +63,12 @@ def stroke_from_selection(selection: dict[str, Any], class_index: int, spray_see
     """The stroke a plotly selection event makes: a clicked grid point becomes a point of
     `class_index`; a box or lasso sprays points over the region (a share `SPRAY` of its grid
     points, jittered, seeded by `spray_seed`); a drawn point clicked alone is removed (class -1)."""
-    points = (selection or {}).get("points", [])
-    grid = [p for p in points if p.get("curve_number") == GRID_CURVE]
+    points = _positions(selection)
+    grid = [(x, y) for x, y, curve in points if curve == GRID_CURVE]
     if len(grid) == 1:  # a click: a point exactly there
-        return [(round(float(grid[0]["x"]), 4), round(float(grid[0]["y"]), 4), class_index)]
+        return [(round(grid[0][0], 4), round(grid[0][1], 4), class_index)]
     if grid:  # a box or lasso: a spray over the region, not a solid block
-        xy = np.array([[p["x"], p["y"]] for p in grid], dtype=float)
+        xy = np.array(grid, dtype=float)
         rng = np.random.default_rng(len(grid) + 7919 * class_index + spray_seed)
         keep = rng.random(len(xy)) < SPRAY
         if not keep.any():
@@ -77,9 +77,24 @@ def stroke_from_selection(selection: dict[str, Any], class_index: int, spray_see
         xy = xy[keep] + rng.uniform(-0.4, 0.4, (int(keep.sum()), 2)) * spacing
         return [(round(float(x), 4), round(float(y), 4), class_index) for x, y in xy]
     if len(points) == 1:  # a click on a drawn point: erase it
-        p = points[0]
-        return [(round(float(p["x"]), 4), round(float(p["y"]), 4), -1)]
+        return [(round(points[0][0], 4), round(points[0][1], 4), -1)]
     return []
+
+
+def _positions(selection) -> list[tuple[float, float, int]]:
+    """(x, y, curve) of the selected points that lie on the canvas; anything else the browser
+    sends (missing or non-numeric fields, positions off the canvas, more than the grid) is left
+    out."""
+    points = selection.get("points", []) if isinstance(selection, dict) else []
+    out = []
+    for p in points[: GRID * GRID] if isinstance(points, list) else []:
+        try:
+            x, y, curve = float(p["x"]), float(p["y"]), int(p.get("curve_number", -1))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if np.isfinite(x) and np.isfinite(y) and abs(x) <= 1.1 and abs(y) <= 1.1:
+            out.append((x, y, curve))
+    return out
 
 
 def canvas_figure(xy: np.ndarray, labels: np.ndarray, marker_size: int = 11) -> go.Figure:
