@@ -11,6 +11,7 @@ from metriclab.methods import REGISTRY
 from metriclab.ui import cache, code_snippets, compute, presentation, presets, runs
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
+from metriclab.ui.input_view import input_view
 from metriclab.ui.pickers import (
     LARGE,
     dataset_picker,
@@ -25,7 +26,7 @@ from metriclab.ui.state import publish, seed_from_url, validate
 from metriclab.ui.widgets import capped, format_value, param_values, param_widget
 
 TIMING = bool(os.environ.get("METRICLAB_TIMING"))
-MODES = {"live": "live", "scrub": "λ scrub", "window": "window map"}
+MODES = {"live": "live", "input": "input view", "scrub": "λ scrub", "window": "window map"}
 POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000, 5000]
 
 ensure_router()
@@ -470,6 +471,8 @@ def window_view():
 
 if mode == "live":
     live_view()
+elif mode == "input":  # label by clicking, see the metric (metriclab/ui/input_view.py)
+    input_view(spec, data_key, split_key, scaling, widgets, base_keys, prefix)
 elif mode == "scrub":
     scrub_view()
 else:

@@ -101,10 +101,12 @@ def validate(
     parse: Callable[[str], Any] | None = None,
     low: float | None = None,
     high: float | None = None,
+    max_chars: int = MAX_VALUE_CHARS,
 ) -> tuple[Any, str | None]:
     """The value a widget gets for URL text `text`, and a notice saying what was changed (None when
-    the value is used as given, up to the rounding of URL numbers)."""
-    if len(text) > MAX_VALUE_CHARS:
+    the value is used as given, up to the rounding of URL numbers). Texts longer than `max_chars`
+    are refused unread."""
+    if len(text) > max_chars:
         return default, f"the value is {len(text):,} characters long; using the default"
     try:
         if isinstance(default, list) and options is not None:
@@ -160,6 +162,7 @@ def seed_from_url(
     parse: Callable[[str], Any] | None = None,
     low: float | None = None,
     high: float | None = None,
+    max_chars: int = MAX_VALUE_CHARS,
 ) -> None:
     """Before a widget with session-state key `key` is drawn: if the session has no value yet, take
     it from the URL (validated by `validate`), else `default`. When the URL value had to be changed,
@@ -173,7 +176,8 @@ def seed_from_url(
         return
     value = default
     if key in st.query_params and key not in seen:
-        value, notice = validate(st.query_params[key], default, options, parse, low, high)
+        text = st.query_params[key]
+        value, notice = validate(text, default, options, parse, low, high, max_chars)
         if notice is not None:
             notices[key] = (f"Link parameter `{key}`: {notice}.", value)
             st.query_params[key] = encode(value)

@@ -1,0 +1,381 @@
+"""Figures of the teaching instruments, beside `metriclab.plots` and in its conventions (one trace
+per class, labeled points as outlined diamonds, hover with index and class; pure functions of
+arrays): several scatter panels side by side in one figure — the input view with what is drawn
+over it, and the embeddings — and an embedding played over a fit's iterations beside its loss."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import plotly.graph_objects as go
+
+from metriclab.plots import (
+    _class_names,
+    _fast_figure,
+    _scatter_traces,
+    labeled_key,
+    padded_range,
+)
+
+GAP = 0.06  # horizontal space between panels (share of the figure width)
+NEIGHBOUR_COLOURS = {"target": "#2ca02c", "impostor": "#d62728", "focus": "#000000"}
+
+
+@dataclass
+class Panel:
+    """One scatter panel: point coordinates (n × 2; one column: a strip by class) and what is drawn
+    under the points (plotly trace dicts in the same coordinates, without axis references)."""
+
+    coords: np.ndarray
+    title: str
+    axis_titles: tuple[str, str] = ("dimension 1", "dimension 2")
+    overlays: list[dict] = field(default_factory=list)
+    x_range: tuple[float, float] | None = None
+    y_range: tuple[float, float] | None = None
+    marker_size: int | None = None  # None: the figure's
+
+
+def _axis_names(i: int) -> tuple[str, str, str, str]:
+    """('x', 'y', 'xaxis', 'yaxis') of panel i (plotly names the first axes without a number)."""
+    suffix = "" if i == 0 else str(i + 1)
+    return f"x{suffix}", f"y{suffix}", f"xaxis{suffix}", f"yaxis{suffix}"
+
+
+def _aspect(panel: Panel, y: np.ndarray) -> float:
+    """Width share of a panel: its x span over its y span (clipped), so that equal axis scales
+    leave little empty space; a strip gets 1.5."""
+    coords = np.asarray(panel.coords, dtype=np.float64)
+    if coords.ndim == 1 or coords.shape[1] == 1:
+        return 1.5
+    x_range = panel.x_range or padded_range(coords[:, 0])
+    y_range = panel.y_range or padded_range(coords[:, 1])
+    ratio = (x_range[1] - x_range[0]) / max(y_range[1] - y_range[0], 1e-12)
+    return float(np.clip(ratio, 0.6, 2.5))
+
+
+def _strip(coords: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A 1-D embedding drawn as rows by class with a little fixed jitter (as plots.py does)."""
+    jitter = np.random.default_rng(0).uniform(-0.15, 0.15, coords.shape[0])
+    return np.column_stack([coords[:, 0], np.asarray(y) + jitter])
+
+
+def panel_figure(
+    panels: Sequence[Panel],
+    y: np.ndarray,
+    labeled: np.ndarray | None = None,
+    target_names: Sequence[str] | None = None,
+    title: str | None = None,
+    height: int = 520,
+    marker_size: int = 7,
+    revision: str = "panels",
+) -> go.Figure:
+    """Panels side by side in one figure, each with equal axis scales; every panel draws all points
+    (colour: `y`; labeled: outlined diamonds) with their index in `customdata`, so a click or a
+    lasso in any panel names the same points. The legend belongs to the first panel."""
+    y = np.asarray(y)
+    names = _class_names(y, target_names)
+    k = len(panels)
+    shares = np.array([_aspect(p, y) for p in panels])
+    widths = shares / shares.sum() * (1.0 - GAP * (k - 1))
+    lefts = np.concatenate([[0.0], np.cumsum(widths + GAP)[:-1]])
+    data, layout = [], {}
+    for i, panel in enumerate(panels):
+        xref, yref, xname, yname = _axis_names(i)
+        coords = np.asarray(panel.coords, dtype=np.float64)
+        one_d = coords.ndim == 1 or coords.shape[1] == 1
+        if one_d:
+            coords = _strip(coords.reshape(-1, 1), y)
+        for trace in panel.overlays:
+            trace = {**trace, "xaxis": xref, "yaxis": yref}
+            if i > 0:
+                trace["showlegend"] = False  # the first panel's entries name them
+            data.append(trace)
+        size = panel.marker_size or marker_size
+        for trace in _scatter_traces(coords, y, labeled, names, size):
+            trace.update(xaxis=xref, yaxis=yref)
+            if i > 0:
+                trace["showlegend"] = False
+            data.append(trace)
+        left, width = float(lefts[i]), float(widths[i])
+        xaxis = dict(
+            domain=[min(left, 1.0), min(left + width, 1.0)],  # rounding may pass 1
+            title=dict(text=panel.axis_titles[0]),
+            zeroline=False,
+            anchor=yref,
+        )
+        yaxis = dict(title=dict(text=panel.axis_titles[1]), zeroline=False, anchor=xref)
+        x_range = panel.x_range or padded_range(coords[:, 0])
+        xaxis.update(range=[float(v) for v in x_range], autorange=False)
+        if one_d:
+            yaxis.update(tickvals=list(range(len(names))), ticktext=names, title=dict(text=""))
+        else:
+            y_range = panel.y_range or padded_range(coords[:, 1])
+            yaxis.update(range=[float(v) for v in y_range], autorange=False)
+            yaxis.update(scaleanchor=xref, scaleratio=1)  # distances as drawn are distances
+        layout[xname], layout[yname] = xaxis, yaxis
+    if labeled is not None and np.any(labeled):
+        data.append(labeled_key(marker_size))
+    annotations = [
+        dict(
+            text=f"<b>{panel.title}</b>",
+            x=float(lefts[i] + widths[i] / 2),
+            y=1.0,
+            xref="paper",
+            yref="paper",
+            xanchor="center",
+            yanchor="bottom",
+            showarrow=False,
+        )
+        for i, panel in enumerate(panels)
+    ]
+    layout.update(
+        height=height,
+        margin=dict(l=40, r=20, t=70 if title else 40, b=40),
+        legend=dict(itemsizing="constant", orientation="h", y=-0.15),
+        annotations=annotations,
+        uirevision=revision,  # keep zoom while the data change
+        hovermode="closest",
+    )
+    if title:
+        layout["title"] = dict(text=title)
+    return _fast_figure(data, layout)
+
+
+# ------------------------------------------------------------------------ overlays as traces
+
+
+def line_trace(xs, ys, color: str, opacity: float, name: str, width: float = 1.0, **extra) -> dict:
+    """A line overlay (no markers: a lasso or a click never selects it)."""
+    return dict(
+        type="scatter",
+        x=np.asarray(xs, dtype=np.float64),
+        y=np.asarray(ys, dtype=np.float64),
+        mode="lines",
+        line=dict(color=color, width=width),
+        opacity=opacity,
+        name=name,
+        hoverinfo="skip",
+        **extra,
+    )
+
+
+def edge_traces(edges, name: str = "kNN graph edge") -> list[dict]:
+    """`overlays.graph_edges` as grey lines, darker for heavier weights; one legend entry."""
+    traces = []
+    for n, (opacity, xs, ys) in enumerate(edges):
+        traces.append(
+            line_trace(
+                xs,
+                ys,
+                "#333333",
+                opacity,
+                name,
+                width=1.5,
+                legendgroup="_edges",
+                showlegend=n == len(edges) - 1,
+            )
+        )
+    return traces
+
+
+def neighbour_traces(coords: np.ndarray, focus: int, targets, impostors) -> list[dict]:
+    """Segments from point `focus` to its target neighbours (green) and impostors (red, dashed),
+    and a ring around the focus point."""
+    coords = np.asarray(coords, dtype=np.float64)
+    out = []
+    for kind, idx, dash in (("target", targets, "solid"), ("impostor", impostors, "dash")):
+        idx = np.asarray(idx, dtype=int)
+        xs = np.column_stack(
+            [np.full(idx.size, coords[focus, 0]), coords[idx, 0], np.full(idx.size, np.nan)]
+        ).ravel()
+        ys = np.column_stack(
+            [np.full(idx.size, coords[focus, 1]), coords[idx, 1], np.full(idx.size, np.nan)]
+        ).ravel()
+        label = "target neighbour" if kind == "target" else "impostor"
+        out.append(
+            line_trace(
+                xs,
+                ys,
+                NEIGHBOUR_COLOURS[kind],
+                0.9,
+                f"{label} ({idx.size})",
+                width=2.0,
+                legendgroup=f"_{kind}",
+                showlegend=True,
+            )
+        )
+        out[-1]["line"]["dash"] = dash
+    out.append(focus_ring(coords, focus))
+    return out
+
+
+def focus_ring(coords: np.ndarray, focus: int) -> dict:
+    """A black ring around point `focus` (the point last clicked)."""
+    return dict(
+        type="scatter",
+        x=[float(coords[focus, 0])],
+        y=[float(coords[focus, 1]) if coords.shape[1] > 1 else 0.0],
+        mode="markers",
+        marker=dict(size=20, symbol="circle-open", color="black", line=dict(width=2)),
+        name=f"point {focus}",
+        hoverinfo="skip",
+    )
+
+
+def ball_traces(balls, name: str) -> list[dict]:
+    """The balls as purple ellipses; those cut at the grid step dotted."""
+    out = [line_trace(balls.xs, balls.ys, "#7f3fbf", 0.8, name, width=1.2)]
+    if balls.cut_xs.size:
+        out.append(
+            line_trace(
+                balls.cut_xs,
+                balls.cut_ys,
+                "#7f3fbf",
+                0.8,
+                "ball cut at the grid step",
+                width=1.2,
+            )
+        )
+        out[-1]["line"]["dash"] = "dot"
+    return out
+
+
+# --------------------------------------------------------------------- watching a fit learn
+
+
+def learning_figure(
+    frames: Sequence[np.ndarray],
+    losses: Sequence[float],
+    y: np.ndarray,
+    labeled: np.ndarray | None = None,
+    target_names: Sequence[str] | None = None,
+    title: str | None = None,
+    frame_labels: Sequence[str] | None = None,
+    loss_title: str = "loss",
+    ranges: tuple | None = None,
+) -> go.Figure:
+    """An embedding over a fit's iterations as client-side animation frames (a slider and a play
+    button, no server round trip) with the loss curve beside it; each frame moves a marker along
+    the curve. `frames` are already aligned and normalised; `ranges` fixes the axes."""
+    if len(frames) == 0:
+        raise ValueError("no iterations to show")
+    if len(losses) != len(frames):
+        raise ValueError(f"{len(frames)} frames but {len(losses)} loss values")
+    y = np.asarray(y)
+    labels = list(frame_labels or [f"iteration {i}" for i in range(len(frames))])
+    stacked = np.concatenate([np.asarray(Z, dtype=np.float64) for Z in frames])
+    if ranges is None:
+        ranges = (padded_range(stacked[:, 0]), padded_range(stacked[:, 1]))
+    panel = Panel(frames[-1], "embedding", x_range=ranges[0], y_range=ranges[1])
+    fig = panel_figure([panel], y, labeled, target_names, title, height=520)
+    layout = fig.to_dict()["layout"]
+    layout["xaxis"]["domain"] = [0.0, 0.6]
+    steps = np.arange(len(losses))
+    losses = np.asarray(losses, dtype=np.float64)
+    layout["xaxis2"] = dict(domain=[0.7, 1.0], anchor="y2", title=dict(text="iteration"))
+    layout["yaxis2"] = dict(anchor="x2", title=dict(text=loss_title))
+    layout["annotations"][0]["x"] = 0.3
+    layout["annotations"].append(
+        dict(
+            text=f"<b>{loss_title}</b>",
+            x=0.85,
+            y=1.0,
+            xref="paper",
+            yref="paper",
+            xanchor="center",
+            yanchor="bottom",
+            showarrow=False,
+        )
+    )
+    names = _class_names(y, target_names)
+    curve = dict(
+        type="scatter",
+        x=steps,
+        y=losses,
+        mode="lines",
+        line=dict(color="#444444"),
+        name=loss_title,
+        xaxis="x2",
+        yaxis="y2",
+        showlegend=False,
+        hovertemplate="iteration %{x}<br>%{y:.4g}<extra></extra>",
+    )
+
+    def frame_traces(i: int) -> list[dict]:
+        traces = _scatter_traces(np.asarray(frames[i], dtype=np.float64), y, labeled, names, 7)
+        marker = dict(
+            type="scatter",
+            x=[int(steps[i])],
+            y=[float(losses[i])],
+            mode="markers",
+            marker=dict(size=11, color="#d62728"),
+            xaxis="x2",
+            yaxis="y2",
+            showlegend=False,
+            hoverinfo="skip",
+        )
+        return traces + [marker]
+
+    plotly_frames = [dict(data=frame_traces(i), name=labels[i]) for i in range(len(frames))]
+    active = len(frames) - 1
+    data = frame_traces(active)
+    if labeled is not None and np.any(labeled):
+        data.append(labeled_key(7))
+    data.append(curve)
+    n_moving = len(frame_traces(0))
+    for frame in plotly_frames:
+        frame["traces"] = list(range(n_moving))  # the curve and the key stay as they are
+    steps_ui = [
+        dict(
+            method="animate",
+            label=label,
+            args=[
+                [label],
+                dict(
+                    mode="immediate",
+                    frame=dict(duration=0, redraw=False),
+                    transition=dict(duration=0),
+                ),
+            ],
+        )
+        for label in labels
+    ]
+    layout.update(
+        sliders=[
+            dict(
+                active=active,
+                steps=steps_ui,
+                currentvalue=dict(prefix=""),
+                x=0.12,
+                len=0.88,
+                y=0,
+                yanchor="top",
+                pad=dict(t=50),
+            )
+        ],
+        updatemenus=[
+            dict(
+                type="buttons",
+                showactive=False,
+                x=0.1,
+                y=0,
+                xanchor="right",
+                yanchor="top",
+                pad=dict(t=60, r=10),
+                buttons=[
+                    dict(
+                        label="▶ play",
+                        method="animate",
+                        args=[
+                            None,
+                            dict(frame=dict(duration=150, redraw=False), fromcurrent=True),
+                        ],
+                    )
+                ],
+            )
+        ],
+        height=600,
+    )
+    return _fast_figure(data, layout, plotly_frames)

@@ -1,0 +1,369 @@
+"""The Embed page's "input view": the data as they are (2-D) or their first two principal
+components, beside the method's embedding in one figure.
+
+- Label by clicking (TDL, LE): a click, a box or a lasso on any panel gives the selected points the
+  class chosen (or removes their label); the embedding recomputes. TDL and LE are drawn side by
+  side, fitted on the same graph. The link records the labels (`lbl`, see `label_codes`).
+- See the metric: an overlay on the input view — the kNN graph TDL and LE use (darker: heavier
+  weight); for NCA, LMNN, DNE (and their kernelised versions) the balls of one radius under the
+  learned metric; for LMNN the target neighbours and impostors of the clicked point, before
+  learning (input view) and after (embedding).
+- Image sets: the clicked point's image beside its five nearest neighbours under the method's
+  metric and under the Euclidean input metric (plotly's hover labels are text only, so the images
+  are in a panel under the chart, shown for the point last clicked).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+from metriclab import panel_plots, plots
+from metriclab.methods import REGISTRY
+from metriclab.preprocess import scale_features, scaler_fit_rows
+from metriclab.ui import cache, labelling, overlays
+from metriclab.ui.errors import guarded
+from metriclab.ui.label_codes import NONE, decode_labels, encode_labels
+from metriclab.ui.pickers import url_values
+from metriclab.ui.state import publish, seed_from_url
+
+OVERLAY_KEY = "ov"
+OVERLAYS = {
+    "none": "nothing",
+    "graph": "kNN graph",
+    "balls": "balls of the learned metric",
+    "lmnn": "target neighbours & impostors",
+}
+PAIR = ("tdl", "le")  # drawn side by side on the same graph
+
+
+def overlay_choices(spec) -> list[str]:
+    """The overlays that mean something for `spec`."""
+    out = ["none"]
+    if spec.family == "spectral":
+        out.append("graph")
+    if spec.family in ("mahalanobis", "kpca_trick"):
+        out.append("balls")
+    if spec.key == "lmnn":
+        out.append("lmnn")
+    return out
+
+
+def short_label(spec) -> str:
+    """'TDL' for 'TDL (transductive distance learning)': the name without its gloss."""
+    return spec.label.split(" (")[0]
+
+
+def shared_params(key: str, values: dict) -> dict:
+    """`values` restricted to the parameters method `key` has (the graph TDL and LE share)."""
+    names = {p.name for p in REGISTRY[key].params}
+    return {k: v for k, v in values.items() if k in names}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _fit(name, params, max_points, method, method_params, labels_text, preprocess, overlay):
+    ds, _ = cache.view_data(name, params, max_points)
+    n_classes = int(ds.y.max()) + 1
+    labels = decode_labels(labels_text, ds.n_samples, n_classes)
+    return overlays.fit_on_labels(
+        ds, REGISTRY[method], dict(method_params), labels, preprocess, overlay
+    )
+
+
+def fit(data_key, method, params: dict, labels_text: str, preprocess: str, overlay: str):
+    """The cached `overlays.fit_on_labels` of one method on the session's labels. A method that
+    uses no label and sees every point (LE) is fitted once and only rescored on new labels."""
+    cache.require_visible(data_key[0])
+    spec = REGISTRY[method]
+    if not (spec.transductive and not spec.needs_labels) or labels_text == NONE:
+        return _fit(*data_key, method, cache.params_key(params), labels_text, preprocess, overlay)
+    view = _fit(*data_key, method, cache.params_key(params), NONE, preprocess, overlay)
+    ds, _ = cache.view_data(*data_key)
+    labels = decode_labels(labels_text, ds.n_samples, int(ds.y.max()) + 1)
+    accuracy = None if view.Z is None else overlays.labeled_accuracy(view.Z, labels, ds.y)
+    return replace(view, labels=labels, accuracy=accuracy)
+
+
+def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, tuple, tuple]:
+    """The embedding normalised and turned onto this panel's previous picture (so a click morphs
+    it instead of flipping it), with axis ranges that only grow."""
+    Z = plots.normalize_embedding(Z[:, :2])
+    store = st.session_state.setdefault("_input_view_previous", {})
+    previous, x_old, y_old = store.get(view_id, (None, None, None))
+    Z = plots.align_to(Z, previous)
+    x_range = plots.merge_ranges(x_old, plots.padded_range(Z[:, 0]))
+    y_range = plots.merge_ranges(y_old, plots.padded_range(Z[:, 1])) if Z.shape[1] > 1 else None
+    store.pop(view_id, None)
+    store[view_id] = (Z, x_range, y_range)
+    for stale in list(store)[:-8]:
+        store.pop(stale)
+    return Z, x_range, y_range
+
+
+def _label_controls(state: labelling.LabelState, names: Sequence[str]) -> None:
+    options = list(range(len(names))) + [labelling.UNLABEL]
+    seed_from_url(labelling.PAINT_KEY, 0, options=options)
+    st.radio(
+        "A click or a lasso gives",
+        options,
+        key=labelling.PAINT_KEY,
+        format_func=lambda c: "no label (remove)" if c < 0 else f"class {names[c]}",
+        help="Click a point, or pick the box or lasso tool on the chart's toolbar and drag: the "
+        "selected points get this class (or lose their label). Any panel works.",
+    )
+    st.button(
+        "Split's labels",
+        key="lbl_split",
+        on_click=state.use_split,
+        help="back to the split's labels",
+        width="stretch",
+    )
+    st.button("Clear labels", key="lbl_clear", on_click=state.clear, width="stretch")
+    st.button(
+        "Random labels",
+        key="lbl_random",
+        on_click=state.randomise,
+        help="as many labeled points per class as the split has, drawn at random",
+        width="stretch",
+    )
+
+
+def _focus_default(view, state) -> int | None:
+    """The clicked point, or for LMNN the labeled point with the most impostors before learning."""
+    if state.focus is not None:
+        return state.focus
+    if view.lmnn:
+        return max(view.lmnn, key=lambda i: (view.lmnn[i][1].size, -i))
+    return None
+
+
+def _image_panel(ds, view, focus: int, preprocess: str, spec) -> None:
+    """The focus point's image and its five nearest neighbours, under the method's metric and
+    under the Euclidean metric of the (scaled) input."""
+    X = scale_features(preprocess, ds.X, scaler_fit_rows(spec, "transductive", view.labels >= 0))
+    names = [str(t) for t in ds.target_names]
+    rows = [("the method's metric", view.Z), ("Euclidean input", X)]
+    cols = st.columns(len(rows))
+    for col, (label, space) in zip(cols, rows, strict=True):
+        idx, dist = overlays.nearest_neighbours(space, focus, 5)
+        titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
+            f"{names[ds.y[j]]}<br>d={d:.2g}" for j, d in zip(idx, dist, strict=True)
+        ]
+        col.plotly_chart(
+            plots.image_grid(
+                ds.X[np.concatenate([[focus], idx])],
+                tuple(ds.image_shape),
+                titles,
+                n_cols=6,
+                title=f"nearest under {label}",
+            ),
+            key=f"neighbours_{label}",
+        )
+
+
+def _captions(spec, view, overlay: str, focus, balls_radius) -> list[str]:
+    lines = []
+    where = (
+        f"The input has {view.n_features} features: the view is its first two principal "
+        "components (of the scaled features)."
+        if view.projected
+        else "The input view shows the (scaled) features as they are."
+    )
+    lines.append(where)
+    if overlay == "graph":
+        lines.append(
+            "Grey lines: the kNN graph TDL and LE build (one edge per neighbour pair; darker = "
+            "heavier heat weight)"
+            + (", drawn in the plane of the two principal components." if view.projected else ".")
+        )
+    if overlay == "balls" and balls_radius is not None:
+        what = (
+            "exact for a linear map (M = LᵀL)"
+            if spec.family == "mahalanobis"
+            else "to first order: the kernel map is not linear, so the balls change shape"
+        )
+        plane = (
+            " Each ellipse is the ball's section by the plane of the two principal components "
+            "through its centre: the points of that plane within the radius."
+            if view.projected
+            else ""
+        )
+        lines.append(
+            f"Purple ellipses: balls of one radius r = {balls_radius:.3g} under the learned "
+            f"metric d(x, x') = ‖f(x) − f(x')‖ at a grid of centres ({what}); r is chosen to fit "
+            f"the grid. A long axis is a direction the metric shrinks.{plane}"
+        )
+    if overlay == "lmnn" and focus in view.lmnn:
+        targets, before, after = view.lmnn[focus]
+        lines.append(
+            f"**{before.size} impostor(s) before learning, {after.size} after.** "
+            f"Point {focus} (ringed): green lines to its target neighbours (its k nearest "
+            "same-class labeled points in the input space), red dashed lines to its impostors "
+            "(other-class labeled points within its target distance + 1). Left: before learning "
+            "(Euclidean input space); right: after (the learned metric). Click a labeled point "
+            "(diamond) to see another."
+        )
+    return lines
+
+
+@st.fragment
+def input_view(
+    spec,
+    data_key: tuple,
+    split_key: tuple,
+    scaling: str,
+    widgets: Callable[[], dict],
+    url_keys: Sequence[str],
+    prefix: str,
+) -> None:
+    """The view (a fragment: a click reruns only it). `widgets()` draws the method's parameter
+    widgets and returns their values; `url_keys` are the page's keys the link records."""
+    started = time.perf_counter()
+    if spec.output != "embedding" or spec.input != "vector":
+        st.info(f"{spec.label} has no embedding of the input to draw; choose another method.")
+        return
+    ds, _ = cache.view_data(*data_key)
+    mask = cache.split(*data_key, *split_key)
+    names = [str(t) for t in ds.target_names]
+    state = labelling.LabelState((data_key, split_key), ds.y, mask)
+    relabel = spec.transductive
+    left, right = st.columns([1, 4])
+    with left:
+        if relabel:
+            _label_controls(state, names)
+        choices = overlay_choices(spec)
+        seed_from_url(OVERLAY_KEY, "none", options=choices)
+        if st.session_state[OVERLAY_KEY] not in choices:
+            st.session_state[OVERLAY_KEY] = "none"
+        overlay = st.radio(
+            "Draw over the input", choices, key=OVERLAY_KEY, format_func=OVERLAYS.get
+        )
+        st.markdown(f"**{spec.label}** parameters")
+        params = widgets()
+    text = state.text if state.edited else encode_labels(state.labels)
+    publish(
+        {
+            **url_values([*url_keys, OVERLAY_KEY, *(prefix + p for p in params)]),
+            **state.url_values(),
+        },
+        prune=("p.", "d."),
+    )
+    for key in (labelling.KEY, labelling.FOCUS_KEY):
+        if key in st.query_params and key not in state.url_values():
+            del st.query_params[key]
+    methods = [(spec.key, params)]
+    if spec.key in PAIR and all(k in REGISTRY for k in PAIR):
+        other = PAIR[1] if spec.key == PAIR[0] else PAIR[0]
+        methods.append((other, shared_params(other, params)))
+        methods.sort(key=lambda m: PAIR.index(m[0]))
+    with right:
+        views = {}
+        for key, values in methods:
+            view = guarded(
+                fit,
+                data_key,
+                key,
+                values,
+                text,
+                scaling,
+                overlay if key == spec.key else "none",
+                context=REGISTRY[key].label,
+            )
+            if view is None:
+                return
+            views[key] = view
+        main = views[spec.key]
+        labels = main.labels
+        labeled = labels >= 0
+        cols = st.columns(len(views) + 1)
+        for col, (key, view) in zip(cols, views.items(), strict=False):
+            value = "—" if view.accuracy is None else f"{view.accuracy:.3f}"
+            col.metric(
+                f"{short_label(REGISTRY[key])} 1-NN accuracy",
+                value,
+                help="on the unlabeled points (true classes), the labeled points and the classes "
+                "given to them as reference",
+            )
+        cols[-1].metric("labeled / unlabeled", f"{int(labeled.sum())} / {int((~labeled).sum())}")
+        focus = _focus_default(main, state)
+        features = [str(f) for f in (ds.feature_names or [])] + ["feature 1", "feature 2"]
+        axis = ("PC 1", "PC 2") if main.projected else (features[0], features[1])
+        panel_in = panel_plots.Panel(main.coords, "input", axis)
+        panel_in.marker_size = 5 if overlay in ("graph", "balls") else 7
+        if overlay == "graph":
+            panel_in.overlays += panel_plots.edge_traces(main.edges)
+        if overlay == "balls" and main.balls is not None:
+            panel_in.overlays += panel_plots.ball_traces(main.balls, "ball of the learned metric")
+        panels = [panel_in]
+        for key, view in views.items():
+            label = short_label(REGISTRY[key])
+            if view.Z is None:
+                st.warning(f"{label}: {view.error}", icon=":material/warning:")
+                continue
+            view_id = (data_key, key, split_key, scaling)
+            Z, x_range, y_range = aligned(view.Z, view_id)
+            panel = panel_plots.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
+            if overlay == "lmnn" and key == spec.key and focus in view.lmnn:
+                targets, before, after = view.lmnn[focus]
+                panel_in.overlays += panel_plots.neighbour_traces(
+                    main.coords, focus, targets, before
+                )
+                panel.overlays += panel_plots.neighbour_traces(Z, focus, targets, after)
+            elif focus is not None and Z.shape[1] > 1:
+                panel.overlays.append(panel_plots.focus_ring(Z, focus))
+            panels.append(panel)
+        if focus is not None and not any(
+            t.get("name") == f"point {focus}" for t in panel_in.overlays
+        ):
+            panel_in.overlays.append(panel_plots.focus_ring(main.coords, focus))
+        shown = np.where(labeled, labels, ds.y)
+        fig = panel_plots.panel_figure(
+            panels,
+            shown,
+            labeled,
+            ds.target_names,
+            title=f"{spec.label} on {ds.name}: "
+            + ("click or lasso points to label them" if relabel else "click a point"),
+            revision=str((data_key, spec.key)),
+        )
+        chart_key = f"input_view_{state.generation}"
+        st.plotly_chart(
+            fig,
+            key=chart_key,
+            on_select=lambda: state.on_select(chart_key, relabel),
+            selection_mode=("points", "box", "lasso"),
+        )
+        balls_radius = None if main.balls is None else main.balls.radius
+        for line in _captions(spec, main, overlay, focus, balls_radius):
+            st.caption(line)
+        if main.balls is not None and main.balls.degenerate:
+            st.caption(
+                "The metric ignores a direction of this plane (rank-deficient L): those balls "
+                "are strips, clipped to the view."
+            )
+        if relabel:
+            st.caption(
+                "Colours: unlabeled points by their true class; labeled points (diamonds) by the "
+                "class they were given — give a wrong one and watch the embedding follow it. "
+                "The link records the labels."
+            )
+        if ds.image_shape is not None and main.Z is not None:
+            if focus is None:
+                st.caption("Click a point to see its image and its five nearest neighbours.")
+            else:
+                _image_panel(ds, main, focus, scaling, spec)
+    if cache_timing():
+        print(
+            f"metriclab-timing input_view {1000 * (time.perf_counter() - started):.1f} ms",
+            flush=True,
+        )
+
+
+def cache_timing() -> bool:
+    import os
+
+    return bool(os.environ.get("METRICLAB_TIMING"))
