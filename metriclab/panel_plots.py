@@ -43,6 +43,20 @@ def _axis_names(i: int) -> tuple[str, str, str, str]:
     return f"x{suffix}", f"y{suffix}", f"xaxis{suffix}", f"yaxis{suffix}"
 
 
+def panel_title(text: str, x: float) -> dict:
+    """A bold title centred over a panel at paper position x."""
+    return dict(
+        text=f"<b>{text}</b>",
+        x=x,
+        y=1.0,
+        xref="paper",
+        yref="paper",
+        xanchor="center",
+        yanchor="bottom",
+        showarrow=False,
+    )
+
+
 def _aspect(panel: Panel, y: np.ndarray) -> float:
     """Width share of a panel: its x span over its y span (clipped), so that equal axis scales
     leave little empty space; a strip gets 1.5."""
@@ -118,17 +132,7 @@ def panel_figure(
     if labeled is not None and np.any(labeled):
         data.append(labeled_key(marker_size))
     annotations = [
-        dict(
-            text=f"<b>{panel.title}</b>",
-            x=float(lefts[i] + widths[i] / 2),
-            y=1.0,
-            xref="paper",
-            yref="paper",
-            xanchor="center",
-            yanchor="bottom",
-            showarrow=False,
-        )
-        for i, panel in enumerate(panels)
+        panel_title(panel.title, float(lefts[i] + widths[i] / 2)) for i, panel in enumerate(panels)
     ]
     layout.update(
         height=height,
@@ -277,18 +281,7 @@ def learning_figure(
     layout["xaxis2"] = dict(domain=[0.7, 1.0], anchor="y2", title=dict(text="iteration"))
     layout["yaxis2"] = dict(anchor="x2", title=dict(text=loss_title))
     layout["annotations"][0]["x"] = 0.3
-    layout["annotations"].append(
-        dict(
-            text=f"<b>{loss_title}</b>",
-            x=0.85,
-            y=1.0,
-            xref="paper",
-            yref="paper",
-            xanchor="center",
-            yanchor="bottom",
-            showarrow=False,
-        )
-    )
+    layout["annotations"].append(panel_title(loss_title, 0.85))
     names = _class_names(y, target_names)
     curve = dict(
         type="scatter",

@@ -13,9 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from metriclab.datasets import Dataset
-from metriclab.evaluation import embed, knn_accuracy
+from metriclab.evaluation import fit_split, knn_accuracy
 from metriclab.preprocess import scale_features, scaler_fit_rows
-from metriclab.ui.compute import method_kwargs
 
 GRAPH_LEVELS = 4  # edge weights are drawn in this many opacity steps
 BALL_GRID = 6  # unit balls at a BALL_GRID × BALL_GRID grid over the view
@@ -256,13 +255,24 @@ def fit_on_labels(
     projection = input_projection(X)
     coords = projection.coords(X)
     view = MetricView(coords, projection.projected, X.shape[1], labels, None, None)
-    estimator = spec.make(**method_kwargs(spec, ds, params))
     given = np.where(mask, labels, ds.y)  # the classes the method sees on the labeled points
     try:
-        Z = np.asarray(embed(spec, estimator, ds.X, given, mask, preprocess), dtype=np.float64)
+        fitted = fit_split(
+            spec,
+            params,
+            ds.X,
+            given,
+            mask,
+            "transductive",  # the view shows every point's embedding, as the other views do
+            preprocess=preprocess,
+            image_shape=ds.image_shape,
+            data_name=ds.name,
+        )
     except ValueError as exc:
         view.error = str(exc)
         return view
+    estimator = fitted.estimator
+    Z = np.asarray(fitted.embedding(), dtype=np.float64)
     view.Z = Z[:, None] if Z.ndim == 1 else Z
     view.accuracy = labeled_accuracy(view.Z, labels, ds.y)
     if overlay == "graph" and getattr(estimator, "affinity_", None) is not None:
