@@ -50,8 +50,9 @@ POINTS_JS = """(axis) => document.querySelector('.js-plotly-plot')._fullData
 PIXEL_JS = """([x, y]) => { const g = document.querySelector('.js-plotly-plot');
   const fl = g._fullLayout, r = g.getBoundingClientRect();
   return [r.left + fl.xaxis._offset + fl.xaxis.l2p(x), r.top + fl.yaxis._offset + fl.yaxis.l2p(y)]; }"""
-PANEL_JS = """() => JSON.stringify(document.querySelector('.js-plotly-plot')._fullData
-  .filter(t => t.xaxis === 'x2' && t.customdata).map(t => [Array.from(t.x), Array.from(t.y)]))"""
+PANEL_JS = """() => { const g = document.querySelector('.js-plotly-plot');
+  return g && g._fullData ? JSON.stringify(g._fullData.filter(t => t.xaxis === 'x2' && t.customdata)
+    .map(t => [Array.from(t.x), Array.from(t.y)])) : null; }"""
 
 
 def click_targets(page, n: int) -> list[tuple[float, float]]:
@@ -72,7 +73,10 @@ def measure_clicks(page, clicks: int) -> list[float]:
         page.mouse.click(px, py)
         try:
             page.wait_for_function(
-                f"(b) => ({PANEL_JS})() !== b", arg=before, polling="raf", timeout=15_000
+                f"(b) => {{ const v = ({PANEL_JS})(); return v !== null && v !== b; }}",
+                arg=before,
+                polling="raf",
+                timeout=15_000,
             )
             times.append(time.perf_counter() - start)
         except Exception:  # noqa: BLE001 - a click that never redrew counts as missing

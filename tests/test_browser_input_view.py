@@ -28,8 +28,10 @@ LABELED_JS = """() => document.querySelector('.js-plotly-plot')._fullData
 POINTS_JS = """(axis) => document.querySelector('.js-plotly-plot')._fullData
   .filter(t => t.xaxis === axis && t.customdata)
   .flatMap(t => Array.from(t.x, (x, i) => [Number(t.customdata[i][0]), x, t.y[i]]))"""
-PANEL_JS = """(axis) => JSON.stringify(document.querySelector('.js-plotly-plot')._fullData
-  .filter(t => t.xaxis === axis && t.customdata).map(t => [Array.from(t.x), Array.from(t.y)]))"""
+# a panel's points as text; null while the chart is being replaced (a new figure remounts it)
+PANEL_JS = """(axis) => { const g = document.querySelector('.js-plotly-plot');
+  return g && g._fullData ? JSON.stringify(g._fullData.filter(t => t.xaxis === axis && t.customdata)
+    .map(t => [Array.from(t.x), Array.from(t.y)])) : null; }"""
 
 
 def labeled(page) -> dict:
@@ -63,7 +65,11 @@ def click_point(page, index: int, axis: str = "x") -> None:
 
 
 def wait_changed(page, axis: str, before: str) -> None:
-    page.wait_for_function(f"(b) => ({PANEL_JS})('{axis}') !== b", arg=before, polling="raf")
+    page.wait_for_function(
+        f"(b) => {{ const v = ({PANEL_JS})('{axis}'); return v !== null && v !== b; }}",
+        arg=before,
+        polling="raf",
+    )
     settled(page)
 
 
