@@ -259,15 +259,25 @@ def learning_figure(
     frame_labels: Sequence[str] | None = None,
     loss_title: str = "loss",
     ranges: tuple | None = None,
+    iterations: Sequence[int] | None = None,
+    curve: tuple[Sequence[int], Sequence[float]] | None = None,
 ) -> go.Figure:
     """An embedding over a fit's iterations as client-side animation frames (a slider and a play
     button, no server round trip) with the loss curve beside it; each frame moves a marker along
-    the curve. `frames` are already aligned and normalised; `ranges` fixes the axes."""
+    the curve. `frames` are already aligned and normalised (n × 2, or n × 1: a strip by class);
+    `losses` and `iterations` belong to the frames, `curve` is the whole (iteration, loss) curve
+    (default: the frames' own points); `ranges` fixes the axes."""
     if len(frames) == 0:
         raise ValueError("no iterations to show")
     if len(losses) != len(frames):
         raise ValueError(f"{len(frames)} frames but {len(losses)} loss values")
     y = np.asarray(y)
+    frames = [
+        _strip(np.asarray(Z).reshape(len(y), -1), y)
+        if np.asarray(Z).ndim == 1 or np.asarray(Z).shape[1] == 1
+        else np.asarray(Z, dtype=np.float64)
+        for Z in frames
+    ]
     labels = list(frame_labels or [f"iteration {i}" for i in range(len(frames))])
     stacked = np.concatenate([np.asarray(Z, dtype=np.float64) for Z in frames])
     if ranges is None:
@@ -276,17 +286,18 @@ def learning_figure(
     fig = panel_figure([panel], y, labeled, target_names, title, height=520)
     layout = fig.to_dict()["layout"]
     layout["xaxis"]["domain"] = [0.0, 0.6]
-    steps = np.arange(len(losses))
+    steps = np.asarray(iterations if iterations is not None else range(len(losses)))
     losses = np.asarray(losses, dtype=np.float64)
     layout["xaxis2"] = dict(domain=[0.7, 1.0], anchor="y2", title=dict(text="iteration"))
-    layout["yaxis2"] = dict(anchor="x2", title=dict(text=loss_title))
+    layout["yaxis2"] = dict(anchor="x2", title=dict(text="loss"))
     layout["annotations"][0]["x"] = 0.3
     layout["annotations"].append(panel_title(loss_title, 0.85))
     names = _class_names(y, target_names)
+    curve_x, curve_y = curve if curve is not None else (steps, losses)
     curve = dict(
         type="scatter",
-        x=steps,
-        y=losses,
+        x=np.asarray(curve_x),
+        y=np.asarray(curve_y, dtype=np.float64),
         mode="lines",
         line=dict(color="#444444"),
         name=loss_title,
@@ -340,7 +351,8 @@ def learning_figure(
             dict(
                 active=active,
                 steps=steps_ui,
-                currentvalue=dict(prefix=""),
+                currentvalue=dict(prefix="", font=dict(size=13, color="#31333f")),
+                font=dict(color="rgba(0,0,0,0)"),  # no label under every step: they overlap
                 x=0.12,
                 len=0.88,
                 y=0,
@@ -348,6 +360,8 @@ def learning_figure(
                 pad=dict(t=50),
             )
         ],
+        legend=dict(itemsizing="constant", orientation="h", y=-0.4),
+        margin=dict(l=40, r=20, t=70 if title else 40, b=150),
         updatemenus=[
             dict(
                 type="buttons",
@@ -361,14 +375,11 @@ def learning_figure(
                     dict(
                         label="▶ play",
                         method="animate",
-                        args=[
-                            None,
-                            dict(frame=dict(duration=150, redraw=False), fromcurrent=True),
-                        ],
+                        args=[None, dict(frame=dict(duration=150, redraw=False))],  # from 0
                     )
                 ],
             )
         ],
-        height=600,
+        height=640,
     )
     return _fast_figure(data, layout, plotly_frames)

@@ -12,6 +12,7 @@ from metriclab.ui import cache, code_snippets, compute, presentation, presets, r
 from metriclab.ui.compute import collapse_warning
 from metriclab.ui.errors import guarded
 from metriclab.ui.input_view import input_view
+from metriclab.ui.learn_view import learn_view
 from metriclab.ui.pickers import (
     LARGE,
     dataset_picker,
@@ -26,7 +27,8 @@ from metriclab.ui.state import publish, seed_from_url, validate
 from metriclab.ui.widgets import capped, format_value, param_values, param_widget
 
 TIMING = bool(os.environ.get("METRICLAB_TIMING"))
-MODES = {"live": "live", "input": "input view", "scrub": "λ scrub", "window": "window map"}
+MODES = {"live": "live", "input": "input view", "learn": "watch it learn"}
+MODES |= {"scrub": "λ scrub", "window": "window map"}
 POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000, 5000]
 
 ensure_router()
@@ -473,6 +475,8 @@ if mode == "live":
     live_view()
 elif mode == "input":  # label by clicking, see the metric (metriclab/ui/input_view.py)
     input_view(spec, data_key, split_key, scaling, widgets, base_keys, prefix)
+elif mode == "learn":  # a learner's iterations as animation frames (metriclab/ui/learn_view.py)
+    learn_view(spec, data_key, split_key, scaling, widgets, base_keys, prefix)
 elif mode == "scrub":
     scrub_view()
 else:

@@ -156,3 +156,34 @@ def test_overlays_and_buttons_in_the_browser(page, app_url):
     settled(page)
     assert labeled(page) == {}
     page.wait_for_function("() => new URLSearchParams(location.search).get('lbl') === 'none'")
+
+
+def test_watch_it_learn_plays_in_the_browser_without_the_server(page, app_url):
+    sent = []  # what the browser sends the server (listening from the page's first socket)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.goto(f"{app_url}/embed?mode=learn&method=nca&ds=iris")
+    settled(page)
+    assert sent  # the listener hears the page's own messages (its first script run)
+    frames = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._transitionData._frames.length"
+    )
+    assert frames >= 3
+    current = "document.querySelector('.slider-group > text.slider-label').textContent"
+    last = page.evaluate(f"() => {current}")
+    assert last.startswith("iteration ")
+    before = page.evaluate(PANEL_JS, "x")
+    sent.clear()
+    page.get_by_text("▶ play").click()
+    page.wait_for_function(
+        f"(b) => {{ const v = ({PANEL_JS})('x'); return v !== null && v !== b; }}",
+        arg=before,
+        polling="raf",
+    )
+    page.wait_for_function(  # played through to the last frame again
+        f"(t) => {current} === t",
+        arg=last,
+        polling=100,
+        timeout=60_000,
+    )
+    assert sent == []  # no message to the server: the frames are played in the browser
+    no_red_box(page)

@@ -95,6 +95,7 @@ def fit_split(
     image_shape=None,
     data_name: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    configure: Callable[[Any], None] | None = None,
 ) -> SplitFit:
     """Build `spec` with `params`, fit it on the split `mask` (True = labeled) under `protocol`
     and map (or predict) the points: the one way every caller fits a method on a split.
@@ -109,13 +110,16 @@ def fit_split(
     `preprocess` with a scaler fitted on the rows `metriclab.preprocess.scaler_fit_rows` names.
     Image methods receive `image_shape` (a ValueError names `data_name` when there is none).
     `progress(done, total, message)` hears a classifier's stages: the fit, then each block of
-    predicted points when its `predict` reports them.
+    predicted points when its `predict` reports them. `configure(estimator)` runs before the fit
+    (e.g. `set_params(record_iterates=True)` to watch a learner's iterations).
     """
     mask = np.asarray(mask, dtype=bool)
     y = np.asarray(y)
     protocol = resolve_protocol(spec, protocol)
     start = time.perf_counter()
     estimator = spec.make(**estimator_params(spec, params, image_shape, data_name))
+    if configure is not None:
+        configure(estimator)
     X = scale_features(preprocess, X, scaler_fit_rows(spec, protocol, mask))
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
     out = {"estimator": estimator, "protocol": protocol, "mask": mask, "y_train": y_train}

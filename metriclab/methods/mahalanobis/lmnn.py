@@ -181,25 +181,30 @@ class _LMNNObjective:
         return dist.max(axis=1, initial=-np.inf) + 1.0, Z
 
 
-def minimize_lmnn(objective, L, max_iter, tol):
+def minimize_lmnn(objective, L, max_iter, tol, on_iterate=None):
     """L-BFGS on the LMNN loss over a fixed active set of impostor candidates, restarted with a
     recomputed set every `objective.refresh` iterations, or sooner once the loss has halved since
     the last refresh (L has then moved far). Each L-BFGS run thus sees one consistent function.
     The fit ends when L-BFGS converges and a recomputation at the optimum finds no active impostor
     outside the set. Returns L, iterations and the loss per iteration; the value recorded at each
-    refresh is the exact loss with the new set, so the curve may step up there."""
+    refresh is the exact loss with the new set, so the curve may step up there.
+    `on_iterate(flat_L)` (optional) hears the L of every value put on the curve, in order."""
     shape = L.shape
     curve, n_iter = [], 0
     run_start = [0.0]
 
     def record(intermediate_result):
         curve.append(float(intermediate_result.fun))
+        if on_iterate is not None:
+            on_iterate(intermediate_result.x)
         if curve[-1] < 0.5 * run_start[0]:
             raise StopIteration  # refresh the impostor set before going further
 
     Z = objective.X @ L.T
     objective.refresh_impostors(Z, objective.target_distances(Z))
     curve.append(objective(L.ravel())[0])  # exact: the set was just built at L
+    if on_iterate is not None:
+        on_iterate(L.ravel())
     while n_iter < max_iter:
         run_start[0] = curve[-1]
         result = minimize(
@@ -246,6 +251,8 @@ class LMNN(MahalanobisMixin):
     impostor_refresh : int — L-BFGS iterations between recomputations of the impostor set.
     impostor_slack : float — relative slack of the candidate radius.
     random_state : int, RandomState or None.
+    record_iterates : bool — keep L at every value of `loss_curve_` in `iterates_` (for watching
+        the fit learn; the start first); off by default, and the fit is the same either way.
 
     Attributes
     ----------
@@ -264,6 +271,7 @@ class LMNN(MahalanobisMixin):
         impostor_refresh=25,
         impostor_slack=0.1,
         random_state=0,
+        record_iterates=False,
     ):
         self.n_components = n_components
         self.k = k
@@ -274,6 +282,7 @@ class LMNN(MahalanobisMixin):
         self.impostor_refresh = impostor_refresh
         self.impostor_slack = impostor_slack
         self.random_state = random_state
+        self.record_iterates = record_iterates
 
     def fit(self, X, y, X_neighbors=None):
         """Learn L. `X_neighbors` (optional, same rows as X) is the space in which target
@@ -307,12 +316,17 @@ class LMNN(MahalanobisMixin):
         objective = _LMNNObjective(X, y, targets, mu, n_components, refresh=refresh, slack=slack)
         with single_thread_blas():
             L = initial_components(init, X, n_components, self.random_state, y)
-            L, n_iter, curve = minimize_lmnn(objective, L, max_iter, tol)
+            iterates = []
+            keep = lambda x: iterates.append(x.reshape(L.shape).copy())  # noqa: E731
+            on_iterate = keep if self.record_iterates else None
+            L, n_iter, curve = minimize_lmnn(objective, L, max_iter, tol, on_iterate)
             radius, Z = objective.margin_radius(L)
             rows, _, _ = impostor_candidates(Z, objective.ranges, radius, 0.0)
         self.components_ = L
         self.n_iter_ = n_iter
         self.loss_curve_ = curve
+        if self.record_iterates:
+            self.iterates_ = iterates
         target_neighbors_ = np.full_like(targets, -1)
         target_neighbors_[order] = np.where(targets >= 0, order[np.maximum(targets, 0)], -1)
         self.target_neighbors_ = target_neighbors_

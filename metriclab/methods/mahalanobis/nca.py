@@ -67,19 +67,31 @@ class NCA(MahalanobisMixin):
     tol : float — L-BFGS tolerance (relative change of the loss).
     init : "auto" | "pca" | "identity" | "random" — "auto" is PCA when n_components < d, else identity.
     random_state : int, RandomState or None — for init="random".
+    record_iterates : bool — keep L after every iteration in `iterates_` (for watching the fit
+        learn); off by default, and the fit is the same either way.
 
     Attributes
     ----------
     components_ : (n_components, d) ndarray — L, with M = LᵀL.
     n_iter_ : int, loss_curve_ : list of the (negated) objective per iteration.
+    iterates_ : list of (n_components, d) ndarrays, L after each iteration (with record_iterates).
     """
 
-    def __init__(self, n_components=None, max_iter=100, tol=1e-5, init="auto", random_state=0):
+    def __init__(
+        self,
+        n_components=None,
+        max_iter=100,
+        tol=1e-5,
+        init="auto",
+        random_state=0,
+        record_iterates=False,
+    ):
         self.n_components = n_components
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
         self.random_state = random_state
+        self.record_iterates = record_iterates
 
     def fit(self, X, y):
         max_iter = check_int("max_iter", self.max_iter, 1)
@@ -94,10 +106,12 @@ class NCA(MahalanobisMixin):
         order = np.argsort(y, kind="stable")  # sorted by class: same-class pairs are blocks
         X, y = X[order], y[order]
         ranges = class_ranges(y)
-        curve = []
+        curve, iterates = [], []
 
         def record(intermediate_result):
             curve.append(float(intermediate_result.fun))
+            if self.record_iterates:
+                iterates.append(intermediate_result.x.reshape(n_components, d).copy())
 
         with single_thread_blas():
             L0 = initial_components(init, X, n_components, self.random_state, y)
@@ -114,4 +128,6 @@ class NCA(MahalanobisMixin):
         self.components_ = result.x.reshape(n_components, d)
         self.n_iter_ = int(result.nit)
         self.loss_curve_ = curve
+        if self.record_iterates:
+            self.iterates_ = iterates
         return self

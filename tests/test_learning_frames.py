@@ -1,0 +1,119 @@
+"""Watching a learner learn: NCA and LMNN record their iterates without changing the fit, the frames
+map every point by each iterate, and the figure plays them in the browser beside the loss."""
+
+import numpy as np
+import pytest
+
+from metriclab import LMNN, NCA, datasets, panel_plots, plots
+from metriclab.methods import REGISTRY
+from metriclab.ui.compute import split_mask
+from metriclab.ui.learning_frames import frame_indices, learning_frames, records_iterates
+from tests.apptest_helpers import values
+
+
+@pytest.mark.parametrize(
+    "make", [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
+)
+@pytest.mark.parametrize("name", ["iris", "wine"])
+def test_recording_iterates_changes_nothing(make, name):
+    ds = datasets.load(name)
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    off = make().fit(X, ds.y)
+    on = make(record_iterates=True).fit(X, ds.y)
+    np.testing.assert_array_equal(on.components_, off.components_)  # bit for bit
+    assert on.loss_curve_ == off.loss_curve_ and on.n_iter_ == off.n_iter_
+    assert not hasattr(off, "iterates_")
+    assert len(on.iterates_) == len(on.loss_curve_)  # one L per value of the loss curve
+    np.testing.assert_array_equal(on.iterates_[-1], on.components_)
+    assert all(L.shape == on.components_.shape for L in on.iterates_)
+
+
+def test_lmnn_records_its_start_and_the_loss_of_each_iterate():
+    from metriclab.methods.mahalanobis import initial_components
+
+    ds = datasets.load("iris")
+    model = LMNN(n_components=2, record_iterates=True).fit(ds.X, ds.y)
+    order = np.argsort(ds.y, kind="stable")
+    start = initial_components("pca", ds.X[order], 2, 0, ds.y[order])
+    np.testing.assert_allclose(model.iterates_[0], start)
+    assert model.loss_curve_[-1] < model.loss_curve_[0]
+
+
+def test_frame_indices_keep_the_ends():
+    assert list(frame_indices(5, 10)) == [0, 1, 2, 3, 4]
+    picked = frame_indices(200, 60)
+    assert picked[0] == 0 and picked[-1] == 199 and len(picked) == 60
+    assert np.all(np.diff(picked) > 0)
+
+
+@pytest.mark.parametrize("method", ["nca", "lmnn"])
+def test_frames_end_on_the_fitted_embedding(method):
+    ds = datasets.load("two_moons")
+    mask = split_mask(ds.y, "fraction", 0.1, 0)
+    out = learning_frames(ds, REGISTRY[method], {}, mask)
+    n = len(out.frames)
+    assert n == len(out.losses) == len(out.iterations) == len(out.accuracies) >= 3
+    assert out.iterations == sorted(out.iterations)
+    assert out.first_iteration == (0 if method == "lmnn" else 1)
+    assert out.iterations[0] == out.first_iteration
+    assert out.losses[-1] <= out.losses[0]
+    assert len(out.curve[0]) == len(out.curve[1]) >= n
+    from metriclab.ui.compute import fit_view
+
+    final = fit_view(ds, REGISTRY[method], {}, mask, extras=False)
+    expected = plots.normalize_embedding(final.Z[:, :2])
+    last = out.frames[-1]
+    d_exp = np.linalg.norm(expected[:, None] - expected[None], axis=2)
+    d_last = np.linalg.norm(last[:, None] - last[None], axis=2)
+    np.testing.assert_allclose(d_last, d_exp, atol=1e-8)  # the same picture up to a rotation
+    assert out.accuracies[-1] == pytest.approx(final.accuracy)
+
+
+def test_only_iterative_learners_record():
+    assert records_iterates(REGISTRY["nca"]) and records_iterates(REGISTRY["lmnn"])
+    for key in ("dne", "tdl", "pca", "zhang_mds"):
+        assert not records_iterates(REGISTRY[key])
+    ds = datasets.load("iris")
+    with pytest.raises(ValueError, match="does not record"):
+        learning_frames(ds, REGISTRY["dne"], {}, np.ones(150, bool))
+
+
+def test_learning_figure_plays_frames_beside_the_loss():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 10)
+    frames = [rng.normal(size=(20, 2)) for _ in range(4)]
+    fig = panel_plots.learning_figure(
+        frames, [4.0, 3.0, 2.5, 2.0], y, y == 0, ["a", "b"], iterations=[1, 2, 5, 9],
+        curve=(list(range(1, 10)), list(np.linspace(4, 2, 9))),
+    )  # fmt: skip
+    spec = fig.to_plotly_json()
+    assert len(spec["frames"]) == 4
+    slider = spec["layout"]["sliders"][0]
+    assert len(slider["steps"]) == 4 and slider["active"] == 3
+    assert spec["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    curve = next(t for t in spec["data"] if t.get("mode") == "lines")
+    assert len(values(curve["x"])) == 9 and curve["xaxis"] == "x2"
+    markers = [f["data"][-1] for f in spec["frames"]]
+    assert [int(values(m["x"])[0]) for m in markers] == [1, 2, 5, 9]  # the dot follows the frames
+    for k, frame in enumerate(spec["frames"]):  # traces: a, b unlabeled; a, b labeled
+        first = frame["data"][2]  # class "a", labeled (y == 0 are all labeled)
+        np.testing.assert_allclose(values(first["x"]), frames[k][y == 0, 0])
+    with pytest.raises(ValueError):
+        panel_plots.learning_figure(frames, [1.0], y)
+    with pytest.raises(ValueError):
+        panel_plots.learning_figure([], [], y)
+    strip = panel_plots.learning_figure([f[:, :1] for f in frames], [4, 3, 2, 1], y)
+    assert len(strip.frames) == 4  # one-column frames are drawn as strips
+
+
+def test_panel_figure_domains_stay_inside_the_figure():
+    y = np.repeat([0, 1], 5)
+    for scale in (1e-6, 1.0, 1e6):
+        panels = [
+            panel_plots.Panel(np.random.default_rng(s).normal(size=(10, 2)) * [scale, 1], str(s))
+            for s in range(3)
+        ]
+        spec = panel_plots.panel_figure(panels, y).to_plotly_json()["layout"]
+        domains = [spec[k]["domain"] for k in ("xaxis", "xaxis2", "xaxis3")]
+        assert all(0 <= a < b <= 1 for a, b in domains)
+        assert all(domains[i][1] <= domains[i + 1][0] for i in range(2))  # side by side
