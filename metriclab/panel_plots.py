@@ -15,6 +15,7 @@ from metriclab.plots import (
     _class_names,
     _fast_figure,
     _scatter_traces,
+    animation_controls,
     labeled_key,
     padded_range,
 )
@@ -331,55 +332,21 @@ def learning_figure(
     n_moving = len(frame_traces(0))
     for frame in plotly_frames:
         frame["traces"] = list(range(n_moving))  # the curve and the key stay as they are
-    steps_ui = [
-        dict(
-            method="animate",
-            label=label,
-            args=[
-                [label],
-                dict(
-                    mode="immediate",
-                    frame=dict(duration=0, redraw=False),
-                    transition=dict(duration=0),
-                ),
-            ],
-        )
-        for label in labels
-    ]
+    sliders, updatemenus = animation_controls(
+        labels,
+        active,
+        play_ms=150,
+        from_current=False,  # play from the first iteration
+        slider=dict(
+            currentvalue=dict(prefix="", font=dict(size=13, color="#31333f")),
+            font=dict(color="rgba(0,0,0,0)"),  # no label under every step: they overlap
+        ),
+    )
     layout.update(
-        sliders=[
-            dict(
-                active=active,
-                steps=steps_ui,
-                currentvalue=dict(prefix="", font=dict(size=13, color="#31333f")),
-                font=dict(color="rgba(0,0,0,0)"),  # no label under every step: they overlap
-                x=0.12,
-                len=0.88,
-                y=0,
-                yanchor="top",
-                pad=dict(t=50),
-            )
-        ],
+        sliders=sliders,
+        updatemenus=updatemenus,
         legend=dict(itemsizing="constant", orientation="h", y=-0.4),
         margin=dict(l=40, r=20, t=70 if title else 40, b=150),
-        updatemenus=[
-            dict(
-                type="buttons",
-                showactive=False,
-                x=0.1,
-                y=0,
-                xanchor="right",
-                yanchor="top",
-                pad=dict(t=60, r=10),
-                buttons=[
-                    dict(
-                        label="▶ play",
-                        method="animate",
-                        args=[None, dict(frame=dict(duration=150, redraw=False))],  # from 0
-                    )
-                ],
-            )
-        ],
         height=640,
     )
     return _fast_figure(data, layout, plotly_frames)

@@ -274,6 +274,26 @@ def embedding_animation(
         plotly_frames.append(dict(data=traces, name=str(label)))
     layout = fig.to_dict()["layout"]
     fig = _fast_figure(plotly_frames[active]["data"], layout, plotly_frames)
+    sliders, updatemenus = animation_controls(frame_labels, active, slider_prefix, 300, True)
+    fig.update_layout(
+        sliders=sliders,
+        updatemenus=updatemenus,
+        height=560,
+    )
+    return fig
+
+
+def animation_controls(
+    frame_labels: Sequence[str],
+    active: int,
+    slider_prefix: str = "",
+    play_ms: int = 300,
+    from_current: bool = True,
+    slider: dict | None = None,
+) -> tuple[list[dict], list[dict]]:
+    """The layout's `sliders` and `updatemenus` of an animation: a slider with one step per frame
+    (moving it shows the frame at once, in the browser) and a play button to its left (from the
+    current frame, or from the first). `slider` adds keys to the slider's dict."""
     steps = [
         dict(
             method="animate",
@@ -289,40 +309,35 @@ def embedding_animation(
         )
         for label in frame_labels
     ]
-    fig.update_layout(
-        sliders=[
-            dict(
-                active=active,
-                steps=steps,
-                currentvalue=dict(prefix=slider_prefix),
-                x=0.12,  # the play button sits left of the slider, not on it
-                len=0.88,
-                y=0,
-                yanchor="top",
-                pad=dict(t=50),
-            )
-        ],
-        updatemenus=[
-            dict(
-                type="buttons",
-                showactive=False,
-                x=0.1,
-                y=0,
-                xanchor="right",
-                yanchor="top",
-                pad=dict(t=60, r=10),
-                buttons=[
-                    dict(
-                        label="▶ play",
-                        method="animate",
-                        args=[None, dict(frame=dict(duration=300, redraw=False), fromcurrent=True)],
-                    )
-                ],
-            )
-        ],
-        height=560,
-    )
-    return fig
+    play = dict(frame=dict(duration=play_ms, redraw=False))
+    if from_current:
+        play["fromcurrent"] = True
+    sliders = [
+        dict(
+            active=active,
+            steps=steps,
+            currentvalue=dict(prefix=slider_prefix),
+            x=0.12,  # the play button sits left of the slider, not on it
+            len=0.88,
+            y=0,
+            yanchor="top",
+            pad=dict(t=50),
+        )
+    ]
+    sliders[0].update(slider or {})
+    updatemenus = [
+        dict(
+            type="buttons",
+            showactive=False,
+            x=0.1,
+            y=0,
+            xanchor="right",
+            yanchor="top",
+            pad=dict(t=60, r=10),
+            buttons=[dict(label="▶ play", method="animate", args=[None, play])],
+        )
+    ]
+    return sliders, updatemenus
 
 
 def pca_2d(X: np.ndarray) -> np.ndarray:

@@ -84,4 +84,9 @@ def learn_view(
         "with that iteration's L, normalised (the learned scale is not shown) and turned onto the "
         "frame before; the red dot follows the loss. The slider's label gives the 1-NN accuracy "
         "on the unlabeled points at that iteration."
+        + (
+            " LMNN's loss can step up where its impostor set is recomputed (new impostors enter)."
+            if spec.key == "lmnn"
+            else ""
+        )
     )
