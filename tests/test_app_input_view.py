@@ -183,3 +183,20 @@ def test_a_method_without_embedding_says_so():
     at = run({"method": "tangent_knn", "ds": "digits", "cap": "300"})
     assert not at.exception
     assert any("no embedding" in i.value for i in at.info)
+
+
+def test_presentation_mode_draws_the_panels_large():
+    from metriclab.ui.presentation import CHART_HEIGHT
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import ROOT
+
+    at = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=120)
+    at.session_state["_metriclab_present"] = True  # what the router's toggle keeps
+    at.query_params.update({"mode": "input", "method": "tdl", "ds": "two_moons"})
+    at.run()
+    assert_clean(at)
+    fig = figures(at)[0]
+    assert fig["layout"]["height"] == CHART_HEIGHT
+    assert panel_points(fig, "x2").shape[0] == 200

@@ -25,7 +25,7 @@ import streamlit as st
 from metriclab import panel_plots, plots
 from metriclab.methods import REGISTRY
 from metriclab.preprocess import scale_features, scaler_fit_rows
-from metriclab.ui import cache, labelling, overlays
+from metriclab.ui import cache, labelling, overlays, presentation
 from metriclab.ui.errors import guarded
 from metriclab.ui.label_codes import NONE, decode_labels, encode_labels
 from metriclab.ui.pickers import url_values
@@ -332,7 +332,7 @@ def input_view(
         )
         chart_key = f"input_view_{state.generation}"
         st.plotly_chart(
-            fig,
+            presentation.fit_screen(fig),  # larger for a projector in presentation mode
             key=chart_key,
             on_select=lambda: state.on_select(chart_key, relabel),
             selection_mode=("points", "box", "lasso"),
