@@ -186,10 +186,9 @@ def test_a_method_without_embedding_says_so():
 
 
 def test_presentation_mode_draws_the_panels_large():
-    from metriclab.ui.presentation import CHART_HEIGHT
-
     from streamlit.testing.v1 import AppTest
 
+    from metriclab.ui.presentation import CHART_HEIGHT
     from tests.apptest_helpers import ROOT
 
     at = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=120)
