@@ -1,20 +1,29 @@
-"""Many users at once: N concurrent headless Chromium sessions against one app server on 127.0.0.1.
+"""Many users at once: N concurrent clients against one app server on 127.0.0.1.
 
 Each client opens the Embed page (TDL; two moons or Iris; its own split seed, so the fits differ
-between clients), then repeatedly presses an arrow key on the λ slider and measures the wall time
-from the key press to the embedding chart's new data in its DOM, with a think time of 1–3 s between
-moves (seeded). Every third client first uploads a CSV of its own on the Data page (and, in the
-soak, uploads another one every minute). Errors: a red error box or a traceback on a page, a
-redraw that never came (15 s), a failed navigation or upload. A sampler thread reads the server's
-resident memory (RSS) every second.
+between clients), then repeatedly moves the λ slider one step and measures the wall time from the
+move to the new embedding chart, with a think time of 1–3 s between moves (seeded). Every third
+client first uploads a CSV of its own on the Data page (and, in the soak, uploads another one every
+minute). Errors: a red error box or a traceback, a redraw that never came (15 s), a chart whose
+data did not change, a failed page load or upload. A sampler thread reads the server's resident
+memory (RSS) every second (every 5 s in the soak).
 
-    .venv/bin/python bench/app_load.py                  # N = 1, 10, 30 for 60 s each
+Two kinds of client (`--client`):
+
+- `ws` (default): `bench/stream_client.py`, Streamlit's own protocol over the app's websocket, no
+  renderer: a move sends the widget state a browser sends and is timed until the message with the
+  new chart arrives (and, separately, until the server's "script finished"). It measures the
+  server, not a browser's rendering, so 30 of them fit on the same 2 cores.
+- `browser`: N contexts of one headless Chromium (Playwright); a move is an arrow key on the
+  slider, timed until the chart's new data is in the DOM. Its latencies include rendering in
+  Chromium on the same cores as the server: an upper bound.
+
+    .venv/bin/python bench/app_load.py                  # ws clients, N = 1, 10, 30, 60 s each
+    .venv/bin/python bench/app_load.py --client browser --clients 1   # the browser at N = 1
     .venv/bin/python bench/app_load.py --clients 30 --seconds 600 --soak   # 10-minute soak
 
-Bounded: at most 60 clients and 15 minutes per run, server and browser on 127.0.0.1 only. The
-clients' browser runs on the same 2-core machine as the server, so latencies include its
-rendering: they are an upper bound for the server alone. Report the machine's load beside the
-numbers (other work on the machine slows both).
+Bounded: at most 60 clients and 15 minutes per run, server and clients on 127.0.0.1 only. Report
+the machine's load beside the numbers (other work on the machine slows the server).
 """
 
 from __future__ import annotations
@@ -31,6 +40,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from stream_client import ProtocolError, StreamlitTab, chart_points  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from metriclab.methods import REGISTRY  # noqa: E402
 from metriclab.ui.server import (  # noqa: E402
@@ -49,6 +62,7 @@ SLIDER_LABEL = LAM.label
 LAM_TEXTS = [format_value(v) for v in param_options(LAM)]  # the slider's positions as shown
 SLIDER_POSITIONS = len(LAM_TEXTS)
 REDRAW_TIMEOUT_MS = 15_000
+SLIDER_KEY = "p.tdl.lam"
 SIGNATURE_JS = """() => { const g = document.querySelector('.js-plotly-plot');
     return g && g.data ? JSON.stringify(g.data.map(t => [t.x, t.y])) : ''; }"""
 HAS_POINTS_JS = """() => { const g = document.querySelector('.js-plotly-plot');
@@ -79,17 +93,18 @@ class MemorySampler(threading.Thread):
     def __init__(self, pid: int, every_s: float = 1.0):
         super().__init__(daemon=True)
         self.pid, self.every_s = pid, every_s
-        self.samples: list[tuple[float, int]] = []
+        self.samples: list[tuple[float, int, float]] = []  # (s since start, RSS, load avg)
         self.stopped = threading.Event()
         self.start_time = time.monotonic()
 
     def run(self) -> None:
         while not self.stopped.is_set():
-            self.samples.append((time.monotonic() - self.start_time, rss_bytes(self.pid)))
+            now = time.monotonic() - self.start_time
+            self.samples.append((now, rss_bytes(self.pid), os.getloadavg()[0]))
             self.stopped.wait(self.every_s)
 
     def peak(self, since: float = 0.0) -> int:
-        return max((r for t, r in self.samples if t >= since), default=0)
+        return max((r for t, r, _ in self.samples if t >= since), default=0)
 
 
 def upload_csv(rng: random.Random, rows: int = 300) -> bytes:
@@ -102,25 +117,128 @@ def upload_csv(rng: random.Random, rows: int = 300) -> bytes:
 
 
 class Client:
+    """What every client does and records; the subclasses speak to the app."""
+
     def __init__(self, index: int, base: str, seconds: float, soak: bool):
         self.index, self.base, self.seconds, self.soak = index, base, seconds, soak
         self.deadline = float("inf")
         self.rng = random.Random(index)
-        self.latencies: list[float] = []
+        self.latencies: list[float] = []  # move -> new chart (ws: its message; browser: its DOM)
+        self.wire: list[float] = []  # move's message sent -> chart's message received
+        self.run_ends: list[float] = []  # move's message sent -> "script finished" received
         self.errors: list[str] = []
         self.uploads = 0
 
     @property
-    def embed_url(self) -> str:
+    def embed_query(self) -> dict:
         ds = "two_moons" if self.index % 2 == 0 else "iris"
-        return f"{self.base}/embed?ds={ds}&method=tdl&seed={self.index % 10}"
+        return {"ds": ds, "method": "tdl", "seed": self.index % 10}
+
+    @property
+    def embed_url(self) -> str:
+        return f"{self.base}/embed?" + "&".join(f"{k}={v}" for k, v in self.embed_query.items())
+
+    def csv_upload(self) -> tuple[str, bytes]:
+        return f"client{self.index}-{self.uploads}.csv", upload_csv(self.rng)
+
+    def error(self, exc: BaseException) -> None:
+        self.errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+
+
+class WsClient(Client):
+    """Streamlit's websocket protocol without a renderer (bench/stream_client.py); one session, in
+    which it uploads on the Data page and moves the slider on the Embed page."""
+
+    async def upload(self, tab: StreamlitTab) -> None:
+        await tab.goto("data")
+        name, data = self.csv_upload()
+        run = await tab.upload("upload", name, data)
+        if (4, f"Loaded {name}") not in run.alerts:  # 4: st.success
+            raise ProtocolError(f"upload of {name} not confirmed: {run.alerts or run.errors}")
+        self.uploads += 1
+
+    async def open_embed(self, tab: StreamlitTab) -> None:
+        run = await tab.goto("embed", self.embed_query)
+        if run.errors or "embedding" not in run.charts:
+            raise ProtocolError(f"Embed page without its chart: {run.errors[:1]}")
+
+    async def move(self, tab: StreamlitTab, step: int) -> int:
+        options = tab.options(SLIDER_KEY)
+        position = options.index(tab.value(SLIDER_KEY))
+        if not 0 <= position + step < len(options):
+            step = -step
+        before = chart_points(tab.charts["embedding"])
+        run = await tab.set_select_slider(SLIDER_KEY, options[position + step], timeout=120)
+        chart = run.charts.get("embedding")
+        if run.errors:
+            self.errors.append("error box on the page")
+        elif chart is None or chart_points(chart[1]) == before:
+            self.errors.append("the chart did not change")
+        elif chart[0] - run.started > REDRAW_TIMEOUT_MS / 1000:
+            self.errors.append("no redraw within 15 s")
+        else:
+            self.latencies.append(chart[0] - run.started)
+            self.wire.append(chart[0] - run.started)
+            self.run_ends.append(run.finished_at - run.started)
+        return step
+
+    async def run(self, _browser=None) -> None:
+        tab = None
+        try:
+            tab = await StreamlitTab.open(self.base, "embed", self.embed_query)
+            if self.index % 3 == 0:
+                await self.upload(tab)
+                await self.open_embed(tab)
+            self.deadline = time.monotonic() + self.seconds  # warm-up (first load) not measured
+            step, last_upload = 1, time.monotonic()
+            while time.monotonic() < self.deadline:
+                if self.soak and self.index % 3 == 0 and time.monotonic() - last_upload > 60:
+                    await self.upload(tab)
+                    await self.open_embed(tab)
+                    last_upload = time.monotonic()
+                step = await self.move(tab, step)
+                await asyncio.sleep(self.rng.uniform(1.0, 3.0))
+        except Exception as exc:  # noqa: BLE001 - counted, reported
+            self.error(exc)
+        finally:
+            if tab is not None:
+                await tab.close()
+
+
+class BrowserClient(Client):
+    """A Chromium context (Playwright): key presses on the slider, redraws read from the DOM. It
+    also times the page's own websocket frames (rerun request sent -> chart message received), the
+    span the ws client measures, to validate it; the rest is the browser's (debounce, render)."""
+
+    sent_at: float | None = None
+
+    def watch(self, ws) -> None:
+        def sent(payload) -> None:
+            back = BackMsg()
+            back.ParseFromString(payload)
+            if back.WhichOneof("type") == "rerun_script" and back.rerun_script.fragment_id:
+                self.sent_at = time.perf_counter()  # a widget in the live-view fragment moved
+
+        def received(payload) -> None:
+            if self.sent_at is None or isinstance(payload, str):
+                return
+            now, msg = time.perf_counter(), ForwardMsg()
+            msg.ParseFromString(payload)
+            if msg.WhichOneof("type") == "script_finished":
+                self.run_ends.append(now - self.sent_at)
+                self.sent_at = None
+            elif msg.delta.new_element.plotly_chart.id.endswith("-embedding"):
+                self.wire.append(now - self.sent_at)
+
+        ws.on("framesent", sent)
+        ws.on("framereceived", received)
 
     async def upload(self, page) -> None:
         await page.goto(f"{self.base}/data")
         await page.wait_for_selector("input[type=file]", state="attached")
-        name = f"client{self.index}-{self.uploads}.csv"
+        name, data = self.csv_upload()
         await page.locator("input[type=file]").set_input_files(
-            files=[{"name": name, "mimeType": "text/csv", "buffer": upload_csv(self.rng)}]
+            files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
         )
         await page.get_by_text(f"Loaded {name}").first.wait_for(timeout=60_000)
         self.uploads += 1
@@ -136,6 +254,7 @@ class Client:
         context = await browser.new_context(viewport={"width": 1300, "height": 900})
         page = await context.new_page()
         page.set_default_timeout(120_000)
+        page.on("websocket", self.watch)
         try:
             if self.index % 3 == 0:
                 await self.upload(page)
@@ -174,24 +293,32 @@ class Client:
                     position = await self.open_embed(page)
                 await asyncio.sleep(self.rng.uniform(1.0, 3.0))
         except Exception as exc:  # noqa: BLE001 - counted, reported
-            self.errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+            self.error(exc)
         finally:
             await context.close()
 
 
-async def run_clients(n: int, base: str, seconds: float, soak: bool, executable: str):
+async def start_clients(clients: list[Client], browser=None) -> None:
+    tasks = []
+    for client in clients:  # staggered arrivals over the first few seconds
+        tasks.append(asyncio.create_task(client.run(browser)))
+        await asyncio.sleep(0.3)
+    await asyncio.gather(*tasks)
+
+
+async def run_clients(n: int, base: str, seconds: float, soak: bool, kind: str):
+    if kind == "ws":
+        clients = [WsClient(i, base, seconds, soak) for i in range(n)]
+        await start_clients(clients)
+        return clients
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+            executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS
         )
-        clients = [Client(i, base, seconds, soak) for i in range(n)]
-        tasks = []
-        for client in clients:  # staggered arrivals over the first few seconds
-            tasks.append(asyncio.create_task(client.run(browser)))
-            await asyncio.sleep(0.3)
-        await asyncio.gather(*tasks)
+        clients = [BrowserClient(i, base, seconds, soak) for i in range(n)]
+        await start_clients(clients, browser)
         await browser.close()
     return clients
 
@@ -203,14 +330,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def one_run(n: int, seconds: float, soak: bool, executable: str) -> dict:
-    proc = start_app(free_port(), env={"METRICLAB_TIMING": "1"})
+def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = None) -> dict:
+    proc = start_app(free_port(), env={"METRICLAB_TIMING": "1", **(env or {})})
     base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
     sampler = MemorySampler(proc.pid, every_s=1.0 if not soak else 5.0)
     sampler.start()
     load_before = os.getloadavg()[0]
     try:
-        clients = asyncio.run(run_clients(n, base, seconds, soak, executable))
+        clients = asyncio.run(run_clients(n, base, seconds, soak, kind))
     finally:
         sampler.stopped.set()
         sampler.join()
@@ -218,20 +345,27 @@ def one_run(n: int, seconds: float, soak: bool, executable: str) -> dict:
         stop_app(proc)
     server = [float(m) / 1000 for m in re.findall(r"metriclab-timing live_view ([0-9.]+) ms", log)]
     latencies = [v for c in clients for v in c.latencies]
+    run_ends = [v for c in clients for v in c.run_ends]
+    wire = [v for c in clients for v in c.wire]
     errors = [e for c in clients for e in c.errors]
     return {
         "n": n,
+        "client": kind,
         "seconds": seconds,
         "moves": len(latencies),
         "median_s": statistics.median(latencies) if latencies else float("nan"),
         "p95_s": percentile(latencies, 0.95),
+        "wire_median_s": statistics.median(wire) if wire else float("nan"),
+        "wire_p95_s": percentile(wire, 0.95),
+        "end_median_s": statistics.median(run_ends) if run_ends else float("nan"),
+        "end_p95_s": percentile(run_ends, 0.95),
         "server_median_s": statistics.median(server) if server else float("nan"),
         "server_p95_s": percentile(server, 0.95),
         "errors": errors,
         "uploads": sum(c.uploads for c in clients),
         "peak_rss": sampler.peak(),
         "samples": sampler.samples,
-        "load": (load_before, os.getloadavg()[0]),
+        "loads": [load_before] + [load for _, _, load in sampler.samples],
     }
 
 
@@ -239,20 +373,30 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="*", default=[1, 10, 30])
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--client", choices=["ws", "browser"], default="ws")
     parser.add_argument("--soak", action="store_true", help="sample RSS over time, re-upload")
+    parser.add_argument(
+        "--server-env",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for the server (e.g. a Streamlit option to compare)",
+    )
     args = parser.parse_args(argv)
     if any(not 1 <= n <= MAX_CLIENTS for n in args.clients):
         parser.error(f"clients must be between 1 and {MAX_CLIENTS}")
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"seconds must be in (0, {MAX_SECONDS}]")
-    executable = find_chromium()
-    if executable is None:
+    if any("=" not in item for item in args.server_env):
+        parser.error("--server-env takes NAME=VALUE")
+    env = dict(item.split("=", 1) for item in args.server_env)
+    if args.client == "browser" and find_chromium() is None:
         print("no chromium found; install Debian's chromium", file=sys.stderr)
         return 1
     results = []
     for n in args.clients:
-        print(f"running N={n} for {args.seconds:.0f} s ...", file=sys.stderr, flush=True)
-        results.append(one_run(n, args.seconds, args.soak, executable))
+        print(f"running N={n} {args.client} for {args.seconds:.0f} s ...", file=sys.stderr)
+        results.append(one_run(n, args.seconds, args.soak, args.client, env))
         r = results[-1]
         print(
             f"N={n}: {r['moves']} moves, median {r['median_s']:.3f} s, p95 {r['p95_s']:.3f} s, "
@@ -260,15 +404,21 @@ def main(argv=None) -> int:
             file=sys.stderr,
             flush=True,
         )
-    print("| clients | seconds | slider moves | median s | p95 s | server run median / p95 s "
-          "| errors | uploads | server peak RSS MB | load avg (before → after) |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print(f"client: {args.client}; server environment: {env or 'default'}\n")
+    print("| clients | seconds | slider moves | median s | p95 s "
+          "| request → chart message median / p95 s | request → run end median / p95 s "
+          "| server run median / p95 s | errors | uploads | server peak RSS MB "
+          "| load avg 1-min (start, min–max) |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
+        low, high = min(r["loads"]), max(r["loads"])
         print(
             f"| {r['n']} | {r['seconds']:.0f} | {r['moves']} | {r['median_s']:.3f} "
-            f"| {r['p95_s']:.3f} | {r['server_median_s']:.3f} / {r['server_p95_s']:.3f} "
+            f"| {r['p95_s']:.3f} | {r['wire_median_s']:.3f} / {r['wire_p95_s']:.3f} "
+            f"| {r['end_median_s']:.3f} / {r['end_p95_s']:.3f} "
+            f"| {r['server_median_s']:.3f} / {r['server_p95_s']:.3f} "
             f"| {len(r['errors'])} | {r['uploads']} "
-            f"| {r['peak_rss'] / 2**20:.0f} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |"
+            f"| {r['peak_rss'] / 2**20:.0f} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
         )
     for r in results:
         if r["errors"]:
@@ -277,11 +427,11 @@ def main(argv=None) -> int:
     if args.soak:
         for r in results:
             print(f"\nRSS over time, N={r['n']} (MB, every 30 s):\n")
-            print("| t (s) | RSS MB |\n|---:|---:|")
+            print("| t (s) | RSS MB | load avg 1-min |\n|---:|---:|---:|")
             next_t = 0.0
-            for t, rss in r["samples"]:
+            for t, rss, load in r["samples"]:
                 if t >= next_t:
-                    print(f"| {t:.0f} | {rss / 2**20:.0f} |")
+                    print(f"| {t:.0f} | {rss / 2**20:.0f} | {load:.1f} |")
                     next_t += 30
     return 0
 
