@@ -126,6 +126,7 @@ class Client:
         self.latencies: list[float] = []  # move -> new chart (ws: its message; browser: its DOM)
         self.wire: list[float] = []  # move's message sent -> chart's message received
         self.run_ends: list[float] = []  # move's message sent -> "script finished" received
+        self.press_to_request: list[float] = []  # browser: key press -> its message sent
         self.errors: list[str] = []
         self.uploads = 0
 
@@ -211,6 +212,7 @@ class BrowserClient(Client):
     span the ws client measures, to validate it; the rest is the browser's (debounce, render)."""
 
     sent_at: float | None = None
+    pressed_at: float | None = None
 
     def watch(self, ws) -> None:
         def sent(payload) -> None:
@@ -218,6 +220,9 @@ class BrowserClient(Client):
             back.ParseFromString(payload)
             if back.WhichOneof("type") == "rerun_script" and back.rerun_script.fragment_id:
                 self.sent_at = time.perf_counter()  # a widget in the live-view fragment moved
+                if self.pressed_at is not None:
+                    self.press_to_request.append(self.sent_at - self.pressed_at)
+                    self.pressed_at = None
 
         def received(payload) -> None:
             if self.sent_at is None or isinstance(payload, str):
@@ -271,7 +276,7 @@ class BrowserClient(Client):
                     step = -step
                 before = await page.evaluate(SIGNATURE_JS)
                 await page.get_by_role("slider", name=SLIDER_LABEL).focus()
-                start = time.perf_counter()
+                start = self.pressed_at = time.perf_counter()
                 await page.keyboard.press("ArrowRight" if step > 0 else "ArrowLeft")
                 try:
                     await page.wait_for_function(
@@ -347,6 +352,7 @@ def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = No
     latencies = [v for c in clients for v in c.latencies]
     run_ends = [v for c in clients for v in c.run_ends]
     wire = [v for c in clients for v in c.wire]
+    press = [v for c in clients for v in c.press_to_request]
     errors = [e for c in clients for e in c.errors]
     return {
         "n": n,
@@ -355,6 +361,7 @@ def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = No
         "moves": len(latencies),
         "median_s": statistics.median(latencies) if latencies else float("nan"),
         "p95_s": percentile(latencies, 0.95),
+        "press_median_s": statistics.median(press) if press else float("nan"),
         "wire_median_s": statistics.median(wire) if wire else float("nan"),
         "wire_p95_s": percentile(wire, 0.95),
         "end_median_s": statistics.median(run_ends) if run_ends else float("nan"),
@@ -420,6 +427,14 @@ def main(argv=None) -> int:
             f"| {len(r['errors'])} | {r['uploads']} "
             f"| {r['peak_rss'] / 2**20:.0f} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
         )
+    for r in results:
+        if r["client"] == "browser":
+            rest = r["median_s"] - r["press_median_s"] - r["wire_median_s"]
+            print(
+                f"\nN={r['n']} browser, medians: key press → request {r['press_median_s']:.3f} s, "
+                f"request → chart message {r['wire_median_s']:.3f} s, the rest (rendering, "
+                f"until the new data are in the DOM) {rest:.3f} s"
+            )
     for r in results:
         if r["errors"]:
             kinds = sorted(set(r["errors"]))

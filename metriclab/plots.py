@@ -459,13 +459,21 @@ def spectrum(
 ) -> go.Figure:
     """Eigenvalues in the solver's order (bars), the ones used for the embedding highlighted."""
     ev = np.ravel(np.asarray(eigenvalues, dtype=np.float64))
-    colors = ["#1f77b4" if n_used is None or i < n_used else "#c7c7c7" for i in range(ev.shape[0])]
-    fig = go.Figure(go.Bar(x=np.arange(1, ev.shape[0] + 1), y=ev, marker_color=colors))
     n = ev.shape[0]
+    colors = ["#1f77b4" if n_used is None or i < n_used else "#c7c7c7" for i in range(n)]
     step = max(1, int(np.ceil(n / 12)))  # whole-number ticks, at most about a dozen
-    fig.update_xaxes(title="index", tickmode="linear", tick0=1, dtick=step, tickformat="d")
-    fig.update_yaxes(title="eigenvalue")
-    return _layout(fig, title, height=280)
+    bar = dict(type="bar", x=np.arange(1, n + 1), y=ev, marker=dict(color=colors))
+    layout = dict(
+        xaxis=dict(
+            title=dict(text="index"), tickmode="linear", tick0=1, dtick=step, tickformat="d"
+        ),
+        yaxis=dict(title=dict(text="eigenvalue")),
+        height=280,
+        margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+        legend=dict(itemsizing="constant"),
+        title=dict(text=title) if title else {},
+    )
+    return _fast_figure([bar], layout)  # the live Embed view redraws it on every slider move
 
 
 def class_order(y: np.ndarray) -> np.ndarray:

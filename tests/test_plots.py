@@ -1,5 +1,7 @@
 """Figure builders: pure functions of arrays, checked on small known inputs."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -202,6 +204,36 @@ def test_window_map_tie_line_runs_along_the_cells_where_the_method_wins():
     # no win anywhere: no line
     no_win = plots.window_map([1, 4], [1, 4], acc, 0.95).data
     assert not [t for t in no_win if t.type == "scatter" and t.mode == "lines"]
+
+
+def test_spectrum_is_the_validated_figure_built_fast():
+    """The spectrum skips plotly's validation (it is redrawn on every Embed slider move); it must
+    serialise to exactly the figure the validating constructor gives."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    for ev, n_used, title in [
+        (np.linspace(-1, 2, 30), 4, "Eigenvalue spectrum"),
+        ([3.0], None, None),
+    ]:
+        values = np.ravel(np.asarray(ev, dtype=np.float64))
+        colors = [
+            "#1f77b4" if n_used is None or i < n_used else "#c7c7c7" for i in range(len(values))
+        ]
+        slow = go.Figure(go.Bar(x=np.arange(1, len(values) + 1), y=values, marker_color=colors))
+        slow.update_xaxes(
+            title="index", tickmode="linear", tick0=1, dtick=max(1, -(-len(values) // 12)),
+            tickformat="d",
+        )  # fmt: skip
+        slow.update_yaxes(title="eigenvalue")
+        slow.update_layout(
+            title=title,
+            height=280,
+            margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+            legend=dict(itemsizing="constant"),
+        )
+        fast = plots.spectrum(ev, title=title, n_used=n_used)
+        assert json.loads(pio.to_json(fast)) == json.loads(pio.to_json(slow))
 
 
 def test_spectrum_and_curves_and_weights():
