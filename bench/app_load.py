@@ -39,6 +39,8 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stream_client import ProtocolError, StreamlitTab, chart_points  # noqa: E402
@@ -71,40 +73,51 @@ ERROR_JS = """() => document.querySelectorAll(
     '[data-testid="stException"], [data-testid="stAlertContentError"]').length"""
 
 
-def rss_bytes(pid: int) -> int:
-    """Resident memory of the server process and its children."""
+def usage(pid: int) -> tuple[int, float]:
+    """Resident memory (bytes) and CPU time (user + system seconds) of the server process and its
+    children."""
     import psutil
 
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
+        return 0, 0.0
+    rss, cpu = 0, 0.0
     for p in procs:
         try:
-            total += p.memory_info().rss
+            rss += p.memory_info().rss
+            times = p.cpu_times()
+            cpu += times.user + times.system
         except psutil.NoSuchProcess:
             pass
-    return total
+    return rss, cpu
 
 
 class MemorySampler(threading.Thread):
+    """Samples (seconds since start, RSS, 1-minute load average, server CPU seconds)."""
+
     def __init__(self, pid: int, every_s: float = 1.0):
         super().__init__(daemon=True)
         self.pid, self.every_s = pid, every_s
-        self.samples: list[tuple[float, int, float]] = []  # (s since start, RSS, load avg)
+        self.samples: list[tuple[float, int, float, float]] = []
         self.stopped = threading.Event()
         self.start_time = time.monotonic()
 
     def run(self) -> None:
         while not self.stopped.is_set():
             now = time.monotonic() - self.start_time
-            self.samples.append((now, rss_bytes(self.pid), os.getloadavg()[0]))
+            rss, cpu = usage(self.pid)
+            self.samples.append((now, rss, os.getloadavg()[0], cpu))
             self.stopped.wait(self.every_s)
 
     def peak(self, since: float = 0.0) -> int:
-        return max((r for t, r, _ in self.samples if t >= since), default=0)
+        return max((r for t, r, _, _ in self.samples if t >= since), default=0)
+
+    def cpu_at(self, t: float) -> float:
+        """Server CPU seconds at `t` seconds since start (interpolated between samples)."""
+        times = [sample[0] for sample in self.samples]
+        return float(np.interp(t, times, [sample[3] for sample in self.samples]))
 
 
 def upload_csv(rng: random.Random, rows: int = 300) -> bytes:
@@ -127,6 +140,7 @@ class Client:
         self.wire: list[float] = []  # move's message sent -> chart's message received
         self.run_ends: list[float] = []  # move's message sent -> "script finished" received
         self.press_to_request: list[float] = []  # browser: key press -> its message sent
+        self.moved_at: list[float] = []  # time.monotonic() at the end of each timed move
         self.errors: list[str] = []
         self.uploads = 0
 
@@ -181,6 +195,7 @@ class WsClient(Client):
             self.latencies.append(chart[0] - run.started)
             self.wire.append(chart[0] - run.started)
             self.run_ends.append(run.finished_at - run.started)
+            self.moved_at.append(time.monotonic())
         return step
 
     async def run(self, _browser=None) -> None:
@@ -286,6 +301,7 @@ class BrowserClient(Client):
                         timeout=REDRAW_TIMEOUT_MS,
                     )
                     self.latencies.append(time.perf_counter() - start)
+                    self.moved_at.append(time.monotonic())
                 except Exception:  # noqa: BLE001 - a move that never redrew is an error
                     self.errors.append("no redraw within 15 s")
                 position = LAM_TEXTS.index(
@@ -349,6 +365,12 @@ def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = No
         log = proc.log_path.read_text(errors="replace")
         stop_app(proc)
     server = [float(m) / 1000 for m in re.findall(r"metriclab-timing live_view ([0-9.]+) ms", log)]
+    # Server CPU per move, over the span in which every client was past its first page load.
+    measuring = [c for c in clients if c.deadline < float("inf")]
+    t0 = max((c.deadline - c.seconds for c in measuring), default=0) - sampler.start_time
+    t1 = min((c.deadline for c in measuring), default=0) - sampler.start_time
+    moves_in = sum(t0 <= t - sampler.start_time <= t1 for c in clients for t in c.moved_at)
+    cpu_per_move = (sampler.cpu_at(t1) - sampler.cpu_at(t0)) / moves_in if moves_in else np.nan
     latencies = [v for c in clients for v in c.latencies]
     run_ends = [v for c in clients for v in c.run_ends]
     wire = [v for c in clients for v in c.wire]
@@ -372,7 +394,8 @@ def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = No
         "uploads": sum(c.uploads for c in clients),
         "peak_rss": sampler.peak(),
         "samples": sampler.samples,
-        "loads": [load_before] + [load for _, _, load in sampler.samples],
+        "loads": [load_before] + [load for _, _, load, _ in sampler.samples],
+        "cpu_per_move_s": cpu_per_move,
     }
 
 
@@ -414,9 +437,10 @@ def main(argv=None) -> int:
     print(f"client: {args.client}; server environment: {env or 'default'}\n")
     print("| clients | seconds | slider moves | median s | p95 s "
           "| request → chart message median / p95 s | request → run end median / p95 s "
-          "| server run median / p95 s | errors | uploads | server peak RSS MB "
+          "| server run median / p95 s | server CPU ms per move | errors | uploads "
+          "| server peak RSS MB "
           "| load avg 1-min (start, min–max) |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         low, high = min(r["loads"]), max(r["loads"])
         print(
@@ -424,7 +448,7 @@ def main(argv=None) -> int:
             f"| {r['p95_s']:.3f} | {r['wire_median_s']:.3f} / {r['wire_p95_s']:.3f} "
             f"| {r['end_median_s']:.3f} / {r['end_p95_s']:.3f} "
             f"| {r['server_median_s']:.3f} / {r['server_p95_s']:.3f} "
-            f"| {len(r['errors'])} | {r['uploads']} "
+            f"| {1000 * r['cpu_per_move_s']:.0f} | {len(r['errors'])} | {r['uploads']} "
             f"| {r['peak_rss'] / 2**20:.0f} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
         )
     for r in results:
@@ -444,7 +468,7 @@ def main(argv=None) -> int:
             print(f"\nRSS over time, N={r['n']} (MB, every 30 s):\n")
             print("| t (s) | RSS MB | load avg 1-min |\n|---:|---:|---:|")
             next_t = 0.0
-            for t, rss, load in r["samples"]:
+            for t, rss, load, _ in r["samples"]:
                 if t >= next_t:
                     print(f"| {t:.0f} | {rss / 2**20:.0f} | {load:.1f} |")
                     next_t += 30
