@@ -1,14 +1,11 @@
 """All methods, gathered from the family modules into one registry keyed by `MethodSpec.key`.
 
-Each family's `SPECS` list lives in `metriclab.methods.specs.<family>`, apart from the algorithms;
-a family whose list still sits in its algorithm module `metriclab.methods.<family>` is read from
-there.
+Each family's `SPECS` list lives in `metriclab.methods.specs.<family>`, apart from the algorithms.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.util import find_spec
 
 from metriclab.methods.registry import MethodSpec, Param
 
@@ -16,10 +13,7 @@ FAMILY_MODULES = ("baselines", "spectral", "zhang", "mahalanobis", "kpca_trick",
 
 
 def _specs_module(family: str):
-    name = f"metriclab.methods.specs.{family}"
-    if find_spec(name) is None:
-        name = f"metriclab.methods.{family}"
-    return import_module(name)
+    return import_module(f"metriclab.methods.specs.{family}")
 
 
 def _gather() -> dict[str, MethodSpec]:
