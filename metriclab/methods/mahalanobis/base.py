@@ -125,6 +125,18 @@ def initial_components(init, X, n_components, random_state, y=None):
     return pca.components_.copy()
 
 
+def neighbor_space(X_neighbors, X):
+    """The space in which neighbours are chosen: X itself, or `X_neighbors` with the same rows."""
+    if X_neighbors is None:
+        return X
+    X_neighbors = np.asarray(X_neighbors, dtype=np.float64)
+    if X_neighbors.ndim != 2 or X_neighbors.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X_neighbors must have {X.shape[0]} rows like X, got shape {X_neighbors.shape}"
+        )
+    return X_neighbors
+
+
 def squared_row_distances(A, B):
     """||a_i − b_j||² for all rows, clipped at 0 (BLAS-3 form)."""
     D = (A * A).sum(1)[:, None] - 2.0 * (A @ B.T) + (B * B).sum(1)[None, :]

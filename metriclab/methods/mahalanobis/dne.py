@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     nearest_rows,
+    neighbor_space,
     single_thread_blas,
     target_neighbors,
 )
@@ -66,16 +67,9 @@ class DNE(MahalanobisMixin):
         """`X_neighbors` (optional, same rows as X): the space in which neighbours are chosen."""
         k = check_int("k", self.k, 1)
         X, y = self._validate_labeled(X, y)
-        n, d = X.shape
+        d = X.shape[1]
         n_components = self._resolve_n_components(d)
-        if X_neighbors is None:
-            X_neighbors = X
-        else:
-            X_neighbors = np.asarray(X_neighbors, dtype=np.float64)
-            if X_neighbors.ndim != 2 or X_neighbors.shape[0] != n:
-                raise ValueError(
-                    f"X_neighbors must have {n} rows like X, got shape {X_neighbors.shape}"
-                )
+        X_neighbors = neighbor_space(X_neighbors, X)
         with single_thread_blas():
             W = dne_weights(X_neighbors, y, k)
             laplacian = sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W

@@ -19,6 +19,7 @@ from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     class_ranges,
     initial_components,
+    neighbor_space,
     single_thread_blas,
     target_neighbors,
 )
@@ -295,16 +296,9 @@ class LMNN(MahalanobisMixin):
         mu = check_fraction("mu", self.mu, high_open=True)
         check_choice("init", self.init, _INITS)
         X, y = self._validate_labeled(X, y)
-        n, d = X.shape
+        d = X.shape[1]
         n_components = self._resolve_n_components(d)
-        if X_neighbors is None:
-            X_neighbors = X
-        else:
-            X_neighbors = np.asarray(X_neighbors, dtype=np.float64)
-            if X_neighbors.ndim != 2 or X_neighbors.shape[0] != n:
-                raise ValueError(
-                    f"X_neighbors must have {n} rows like X, got shape {X_neighbors.shape}"
-                )
+        X_neighbors = neighbor_space(X_neighbors, X)
         # work on the points sorted by class: same-class blocks are then contiguous slices
         order = np.argsort(y, kind="stable")
         X, y, X_neighbors = X[order], y[order], X_neighbors[order]
