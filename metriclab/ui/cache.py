@@ -283,12 +283,12 @@ def dataset(name: str, params: tuple = ()) -> Dataset:
 
 
 # Entry bounds, from a per-entry byte estimate of the largest allowed input (see README, "Memory for
-# N users"): interactive pages fit at most 3,000 points (4,000 images on Tangent, 400 points with
-# the n×n matrices on Dissimilarity).
-VIEW_ENTRIES = 16  # a data set of <= 4,000 points: <= 25 MB (MNIST pool)
-FIT_ENTRIES = 256  # an embedding of <= 3,000 points: 48 kB for 2 columns, <= 1.2 MB for 50
+# N users"): interactive pages fit at most 5,000 points (Embed's largest cap; 400 points with the
+# n×n matrices on Dissimilarity).
+VIEW_ENTRIES = 16  # a data set of <= 5,000 points: <= 31 MB (MNIST pool)
+FIT_ENTRIES = 256  # an embedding of <= 5,000 points: 80 kB for 2 columns, <= 2 MB for 50
 EXTRAS_ENTRIES = 32  # a fit with its n×n matrices at n <= 400: <= 5 MB
-SCRUB_ENTRIES = 32  # <= 40 frames of 3,000 × 2: <= 2 MB
+SCRUB_ENTRIES = 32  # <= 40 frames of 5,000 × 2: <= 3.2 MB
 
 
 @st.cache_resource(show_spinner=False, max_entries=VIEW_ENTRIES)
