@@ -24,6 +24,7 @@ seconds; their "total" is their eigensolve plus our graph time (they need the gr
 Residual: max_j ‖L v_j − μ_j v_j‖ / ‖L‖₁ of the returned vectors (SpectralEmbedding's D^-1/2 y
 multiplied back by D^1/2), on the same L_sym. "cos ref": smallest principal-angle cosine against
 a tight reference (shift-invert ARPACK to machine precision), at 10^4 points only.
+The amg peer needs pyamg, installed by the `bench` extra (`pip install -e ".[bench]"`).
 """
 
 from __future__ import annotations
