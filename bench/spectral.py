@@ -168,14 +168,14 @@ def subspace_cosine(A, B) -> float:
     return float(np.linalg.svd(np.linalg.qr(A)[0].T @ np.linalg.qr(B)[0], compute_uv=False).min())
 
 
-def knn_recall(X, n_neighbors: int, queries: int = 1000, seed: int = 0) -> float:
+def knn_recall(X, n_neighbors: int, queries: int = 1000, seed: int = 0) -> dict:
     """Share of the exact k nearest neighbours that `knn_distances` returns, on random queries."""
     ind = knn_distances(X, n_neighbors)[1]
     probe = np.random.default_rng(seed).choice(X.shape[0], queries, replace=False)
     exact = NearestNeighbors(n_neighbors=n_neighbors + 1, algorithm="brute").fit(X)
     found = exact.kneighbors(X[probe], return_distance=False)
     hits = [len(set(ind[i]) & (set(row) - {i})) for i, row in zip(probe, found, strict=True)]
-    return float(np.mean(hits)) / n_neighbors
+    return {"recall": float(np.mean(hits)) / n_neighbors}
 
 
 # ---- the table -----------------------------------------------------------------------------------
@@ -241,25 +241,30 @@ def bench_case(name, X, y, settings, cap, rows, log):
         row(f"SE {solver}", {**se, "graph": graph_s}, solver, residual, V, se["total"] + graph_s)
 
 
-def print_table(rows, loads):
-    header = (
-        "| data | n | eigvecs | method | solver | graph s | eigensolve s | total s | CPU s | "
-        "peak MB | residual | cos ref | note |"
+HEADER = (
+    "| data | n | eigvecs | method | solver | graph s | eigensolve s | total s | CPU s | "
+    "peak MB | residual | cos ref | note |"
+)
+
+
+def format_row(r) -> str:
+    if "note" in r and "total" not in r:
+        return f"| {r['data']} | {r['n']} | | {r['method']} | | | | | | | | | {r['note']} |"
+    residual = "–" if r["residual"] is None else f"{r['residual']:.1e}"
+    return (
+        f"| {r['data']} | {r['n']} | {r['eigvecs']} | {r['method']} | {r['solver']} "
+        f"| {_fmt(r['graph'])} | {_fmt(r['eigen'])} | {_fmt(r['total'])} | {_fmt(r['cpu'])} "
+        f"| {_fmt(r['memory'], 0)} | {residual} | {_fmt(r['cos'], 4)} | |"
     )
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for r in rows:
-        if "note" in r and "total" not in r:
-            print(f"| {r['data']} | {r['n']} | | {r['method']} | | | | | | | | | {r['note']} |")
-            continue
-        residual = "–" if r["residual"] is None else f"{r['residual']:.1e}"
-        print(
-            f"| {r['data']} | {r['n']} | {r['eigvecs']} | {r['method']} | {r['solver']} "
-            f"| {_fmt(r['graph'])} | {_fmt(r['eigen'])} | {_fmt(r['total'])} | {_fmt(r['cpu'])} "
-            f"| {_fmt(r['memory'], 0)} | {residual} | {_fmt(r['cos'], 4)} | |"
-        )
-    print()
-    print("load average (1 min) at each case's start: " + ", ".join(loads))
+
+
+class Table(list):
+    """The rows, each printed as a markdown row as soon as it is measured (a long run that is
+    stopped keeps what it measured)."""
+
+    def append(self, row) -> None:
+        super().append(row)
+        print(format_row(row), flush=True)
 
 
 def main(argv=None) -> None:
@@ -285,15 +290,21 @@ def main(argv=None) -> None:
             cases.append(("clusters 10-D", gaussian_clusters_10d, n, small))
     if "mnist" in only:
         cases.append(("MNIST 784-D", full_mnist, 10_000 if args.quick else 70_000, None))
-    rows, loads = [], []
+    rows, loads = Table(), []
+    print(HEADER)
+    print("|" + "---|" * (HEADER.count("|") - 1), flush=True)
     for name, make, n, settings in cases:
         loads.append(f"{name} {n}: {os.getloadavg()[0]:.1f}")
         X, y = make(n)
         if settings is None:
             settings = paper_mnist
-            log(f"{name}: kNN recall {knn_recall(X, settings['neighbors']):.4f}")
+            # in a child: scikit-learn's OpenMP pool must not start in this process, or every
+            # child forked after it deadlocks in libgomp (the full run hung on MNIST until then)
+            recall = isolated(knn_recall, X, settings["neighbors"], cap=args.cap)
+            log(f"{name}: kNN recall {recall.get('recall', recall)}")
         bench_case(name, X, y, settings, args.cap, rows, log)
-    print_table(rows, loads)
+    print()
+    print("load average (1 min) at each case's start: " + ", ".join(loads))
 
 
 if __name__ == "__main__":
