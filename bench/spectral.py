@@ -53,6 +53,7 @@ from metriclab.graphs import knn_distances, laplacian  # noqa: E402
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps  # noqa: E402
 
 PEERS = ("amg", "lobpcg", "arpack")
+MATCHED_TOL = 1e-6  # ARPACK tolerance of the "LE (ours, tol ...)" row: a residual like the peers'
 
 
 # ---- data ----------------------------------------------------------------------------------------
@@ -120,8 +121,8 @@ def isolated(job, *args, cap: float | None = None) -> dict:
     return {"capped": True}
 
 
-def job_fit(kind: str, X, y_partial, settings: dict) -> dict:
-    graph = {"n_components": settings["eigvecs"], "n_neighbors": settings["neighbors"]}
+def job_fit(kind: str, X, y_partial, settings: dict, tol: float = 0.0) -> dict:
+    graph = {"n_components": settings["eigvecs"], "n_neighbors": settings["neighbors"], "tol": tol}
     if kind == "tdl":
         model = TDL(lam=settings["lam"], k=settings["k"], **graph)
     else:
@@ -225,6 +226,13 @@ def bench_case(name, X, y, settings, cap, rows, log):
 
     _, le_vectors = as_unit_eigenvectors(L, trivial, le["embedding"])
     row("LE (ours)", le, le["solver"], le["residual"], le_vectors, le["total"])
+    # the default solves to machine precision; at the peers' accuracy (their residuals are 1e-5 to
+    # 1e-3) the fair comparison is a looser ARPACK tolerance, whose residual is reported beside it
+    loose = isolated(job_fit, "le", X, y_partial, settings, MATCHED_TOL, cap=cap)
+    if "error" not in loose and not loose.get("capped"):
+        _, loose_vectors = as_unit_eigenvectors(L, trivial, loose["embedding"])
+        label = f"LE (ours, tol {MATCHED_TOL:g})"
+        row(label, loose, loose["solver"], loose["residual"], loose_vectors, loose["total"])
     if "error" in tdl or tdl.get("capped"):
         rows.append({"data": name, "n": n, "method": "TDL (ours)", "note": str(tdl)[:80]})
     else:
