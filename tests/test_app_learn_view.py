@@ -10,7 +10,9 @@ def run(query):
     return run_page("embed", {"mode": "learn", **query}, timeout=120)
 
 
-@pytest.mark.parametrize("method, ds", [("nca", "two_moons"), ("lmnn", "iris")])
+@pytest.mark.parametrize(
+    "method, ds", [("nca", "two_moons"), ("lmnn", "iris"), ("knca", "two_moons")]
+)
 def test_learners_play_their_iterations(method, ds):
     at = run({"method": method, "ds": ds})
     assert not at.exception and not at.error
@@ -19,7 +21,7 @@ def test_learners_play_their_iterations(method, ds):
     assert len(frames) >= 3
     steps = fig["layout"]["sliders"][0]["steps"]
     assert [s["label"] for s in steps] == [f["name"] for f in frames]
-    assert steps[0]["label"].startswith("iteration 0" if method == "lmnn" else "iteration 1")
+    assert steps[0]["label"].startswith("iteration 0" if method.endswith("lmnn") else "iteration 1")
     curve = next(t for t in fig["data"] if t.get("mode") == "lines")
     losses = values(curve["y"])
     assert losses[-1] <= losses[0]
@@ -30,7 +32,7 @@ def test_learners_play_their_iterations(method, ds):
     assert at.query_params["mode"] == "learn"
 
 
-@pytest.mark.parametrize("method", ["dne", "tdl"])
+@pytest.mark.parametrize("method", ["dne", "kdne", "tdl"])
 def test_one_step_methods_say_there_is_nothing_to_watch(method):
     at = run({"method": method, "ds": "iris"})
     assert not at.exception

@@ -1,20 +1,29 @@
-"""Watching a learner learn: NCA and LMNN record their iterates without changing the fit, the frames
-map every point by each iterate, and the figure plays them in the browser beside the loss."""
+"""Watching a learner learn: NCA and LMNN (and KNCA, KLMNN by the KPCA trick) record their iterates
+without changing the fit, the frames map every point by each iterate, and the figure plays them in
+the browser beside the loss."""
 
 import numpy as np
 import pytest
 
-from metriclab import LMNN, NCA, datasets, panel_plots, plots
+from metriclab import LMNN, NCA, KernelPCATrick, datasets, panel_plots, plots
 from metriclab.methods import REGISTRY
 from metriclab.ui.compute import split_mask
 from metriclab.ui.learning_frames import frame_indices, learning_frames, records_iterates
 from tests.apptest_helpers import values
 
 
+LINEAR = [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
+KERNEL = [  # on wine: from its LDA start on iris, KNCA stops at once (0 iterations)
+    lambda **k: KernelPCATrick("nca", n_components=2, **k),
+    lambda **k: KernelPCATrick("lmnn", n_components=2, max_iter=30, **k),
+    lambda **k: KernelPCATrick(NCA(n_components=2, max_iter=30), **k),
+]
+
+
 @pytest.mark.parametrize(
-    "make", [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
+    "make, name",
+    [(m, n) for m in LINEAR for n in ("iris", "wine")] + [(m, "wine") for m in KERNEL],
 )
-@pytest.mark.parametrize("name", ["iris", "wine"])
 def test_recording_iterates_changes_nothing(make, name):
     ds = datasets.load(name)
     X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
@@ -23,9 +32,28 @@ def test_recording_iterates_changes_nothing(make, name):
     np.testing.assert_array_equal(on.components_, off.components_)  # bit for bit
     assert on.loss_curve_ == off.loss_curve_ and on.n_iter_ == off.n_iter_
     assert not hasattr(off, "iterates_")
-    assert len(on.iterates_) == len(on.loss_curve_)  # one L per value of the loss curve
+    assert len(on.iterates_) == len(on.loss_curve_) >= 2  # one L per value of the loss curve
     np.testing.assert_array_equal(on.iterates_[-1], on.components_)
     assert all(L.shape == on.components_.shape for L in on.iterates_)
+    assert on.first_iterate_ == (0 if "lmnn" in repr(on).lower() else 1)
+
+
+def test_kernel_iterates_act_on_the_kpca_coordinates():
+    ds = datasets.load("wine")
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    model = KernelPCATrick("nca", n_components=2, record_iterates=True).fit(X, ds.y)
+    Z = model.kpca_transform(X)
+    np.testing.assert_allclose(Z @ model.iterates_[-1].T, model.transform(X), atol=1e-10)
+    start = Z @ model.iterates_[0].T  # after one step: not yet the learned map
+    assert not np.allclose(start, model.transform(X), atol=1e-3)
+
+
+def test_kdne_has_nothing_to_record():
+    ds = datasets.load("iris")
+    off = KernelPCATrick("dne", n_components=2).fit(ds.X, ds.y)
+    on = KernelPCATrick("dne", n_components=2, record_iterates=True).fit(ds.X, ds.y)
+    np.testing.assert_array_equal(on.components_, off.components_)
+    assert not hasattr(on, "iterates_") and not on.learner_records_iterates()
 
 
 def test_lmnn_records_its_start_and_the_loss_of_each_iterate():
@@ -46,7 +74,7 @@ def test_frame_indices_keep_the_ends():
     assert np.all(np.diff(picked) > 0)
 
 
-@pytest.mark.parametrize("method", ["nca", "lmnn"])
+@pytest.mark.parametrize("method", ["nca", "lmnn", "knca", "klmnn"])
 def test_frames_end_on_the_fitted_embedding(method):
     ds = datasets.load("two_moons")
     mask = split_mask(ds.y, "fraction", 0.1, 0)
@@ -54,7 +82,7 @@ def test_frames_end_on_the_fitted_embedding(method):
     n = len(out.frames)
     assert n == len(out.losses) == len(out.iterations) == len(out.accuracies) >= 3
     assert out.iterations == sorted(out.iterations)
-    assert out.first_iteration == (0 if method == "lmnn" else 1)
+    assert out.first_iteration == (0 if method.endswith("lmnn") else 1)
     assert out.iterations[0] == out.first_iteration
     assert out.losses[-1] <= out.losses[0]
     assert len(out.curve[0]) == len(out.curve[1]) >= n
@@ -70,12 +98,14 @@ def test_frames_end_on_the_fitted_embedding(method):
 
 
 def test_only_iterative_learners_record():
-    assert records_iterates(REGISTRY["nca"]) and records_iterates(REGISTRY["lmnn"])
-    for key in ("dne", "tdl", "pca", "zhang_mds"):
+    for key in ("nca", "lmnn", "knca", "klmnn"):
+        assert records_iterates(REGISTRY[key])
+    for key in ("dne", "kdne", "tdl", "pca", "zhang_mds"):
         assert not records_iterates(REGISTRY[key])
     ds = datasets.load("iris")
-    with pytest.raises(ValueError, match="does not record"):
-        learning_frames(ds, REGISTRY["dne"], {}, np.ones(150, bool))
+    for key in ("dne", "kdne"):
+        with pytest.raises(ValueError, match="does not record"):
+            learning_frames(ds, REGISTRY[key], {}, np.ones(150, bool))
 
 
 def test_learning_figure_plays_frames_beside_the_loss():

@@ -187,6 +187,9 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         start leaves 1-D KNCA in poor local optima on the paper's curves) and keeps the learner's
         own default otherwise.
     random_state : int — learners' and randomized solver's seed.
+    record_iterates : bool — ask an iterative learner (NCA, LMNN) to keep its L after each
+        iteration (`iterates_` and `first_iterate_`, beside its `loss_curve_`), for watching the fit
+        learn; the fit is the same either way. DNE is one eigenproblem: nothing to record.
 
     Attributes
     ----------
@@ -217,6 +220,7 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         eigen_solver="auto",
         init="auto",
         random_state=0,
+        record_iterates=False,
     ):
         self.learner = learner
         self.kernel = kernel
@@ -234,6 +238,7 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.init = init
         self.random_state = random_state
+        self.record_iterates = record_iterates
 
     # -- validation ----------------------------------------------------------------------------
 
@@ -311,6 +316,12 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.components_ = self.learner_.components_
         self.n_components_ = self.components_.shape[0]
         self.n_iter_ = getattr(self.learner_, "n_iter_", 0)
+        if hasattr(self.learner_, "loss_curve_"):
+            self.loss_curve_ = self.learner_.loss_curve_
+        if self.record_iterates and hasattr(self.learner_, "iterates_"):
+            # each iterate is an L on the kernel-PCA coordinates, like components_
+            self.iterates_ = self.learner_.iterates_
+            self.first_iterate_ = self.learner_.first_iterate_
         # Eq. (6)/(8): A = U Phi' with U = L Lambda^{-1/2} V' acting on centred kernel vectors.
         self.dual_coef_ = (
             self.components_ @ (self.kpca_.eigenvectors_ / np.sqrt(self.eigenvalues_)).T
@@ -318,9 +329,22 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.embedding_ = self.learner_.transform(Z)
         return self
 
+    def learner_records_iterates(self) -> bool:
+        """Whether the linear learner can record its iterations (NCA, LMNN; not DNE)."""
+        if _is_learner_estimator(self.learner):
+            return "record_iterates" in self.learner.get_params()
+        learner = make_learner(self.learner, None, self.k, self.mu, self.max_iter, 0)
+        return "record_iterates" in learner.get_params()
+
     def _make_learner(self, dim: int):
         """The unfitted linear learner for `dim` kernel-PCA coordinates: a clone of the given
         estimator (n_components clipped to dim), or the named one built from our parameters."""
+        learner = self._configured_learner(dim)
+        if self.record_iterates and "record_iterates" in learner.get_params():
+            learner.set_params(record_iterates=True)
+        return learner
+
+    def _configured_learner(self, dim: int):
         if _is_learner_estimator(self.learner):
             learner = clone(self.learner)
             n_components = learner.get_params().get("n_components")

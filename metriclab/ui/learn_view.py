@@ -86,7 +86,7 @@ def learn_view(
         "on the unlabeled points at that iteration."
         + (
             " LMNN's loss can step up where its impostor set is recomputed (new impostors enter)."
-            if spec.key == "lmnn"
+            if spec.key in ("lmnn", "klmnn")
             else ""
         )
     )

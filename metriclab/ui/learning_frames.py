@@ -1,6 +1,6 @@
-"""Watching a metric learner learn, computed without streamlit: NCA and LMNN fitted on a split with
-`record_iterates`, every point mapped by the L of each recorded iteration, as frames for a
-client-side animation beside the loss curve."""
+"""Watching a metric learner learn, computed without streamlit: NCA and LMNN (and their kernel forms
+by the KPCA trick, KNCA and KLMNN) fitted on a split with `record_iterates`, every point mapped by
+the L of each recorded iteration, as frames for a client-side animation beside the loss curve."""
 
 from __future__ import annotations
 
@@ -18,13 +18,19 @@ MAX_FRAMES = 60  # more iterations than this are sampled evenly (first and last 
 LOSS_NAMES = {
     "nca": "NCA loss −Σᵢ pᵢ (Eq. 3)",
     "lmnn": "LMNN loss (1 − μ)·pull + μ·push",
+    "knca": "NCA loss −Σᵢ pᵢ on kernel-PCA coordinates",
+    "klmnn": "LMNN loss (1 − μ)·pull + μ·push on kernel-PCA coordinates",
 }
 
 
 def records_iterates(spec) -> bool:
-    """Whether the method's estimator can record its iterations (NCA, LMNN)."""
+    """Whether the method's estimator can record its iterations (NCA, LMNN, KNCA, KLMNN)."""
     try:
-        return "record_iterates" in spec.make().get_params()
+        estimator = spec.make()
+        if "record_iterates" not in estimator.get_params():
+            return False
+        learner_records = getattr(estimator, "learner_records_iterates", None)
+        return True if learner_records is None else learner_records()
     except (ValueError, TypeError):
         return False
 
@@ -57,7 +63,9 @@ def learning_frames(
     """`spec` fitted on the labeled points with its iterations recorded, and every point mapped by
     the L of each (sampled) iteration: the embedding as the fit moved it."""
     if not records_iterates(spec):
-        raise ValueError(f"{spec.label} does not record its iterations (NCA and LMNN do)")
+        raise ValueError(
+            f"{spec.label} does not record its iterations (NCA, LMNN, KNCA and KLMNN do)"
+        )
     mask = np.asarray(mask, dtype=bool)
     fitted = fit_split(
         spec,
@@ -74,10 +82,19 @@ def learning_frames(
     estimator = fitted.estimator
     iterates = list(estimator.iterates_)
     losses = [float(v) for v in estimator.loss_curve_]
-    if len(iterates) != len(losses) or not iterates:
-        raise ValueError(f"{spec.label} recorded no iterations to show")
+    if not iterates:
+        raise ValueError(
+            f"{spec.label} made no iterations on this split: its start already meets its "
+            "convergence test, so there is nothing to play (another split, scaling or start "
+            "may move)"
+        )
+    if len(iterates) != len(losses):
+        raise ValueError(f"{spec.label} recorded {len(iterates)} iterates for {len(losses)} losses")
     X = scale_features(preprocess, ds.X, scaler_fit_rows(spec, "transductive", mask))
-    first = 0 if type(estimator).__name__ == "LMNN" else 1  # LMNN records its start, NCA not
+    # the space each iterate's L acts on: the features, or a kernel learner's KPCA coordinates
+    kpca = getattr(estimator, "kpca_transform", None)
+    X = X if kpca is None else kpca(X)
+    first = estimator.first_iterate_  # 0 when the start is recorded (LMNN), 1 when not (NCA)
     frames, accuracies, previous = [], [], None
     picked = frame_indices(len(iterates), max_frames)
     for i in picked:

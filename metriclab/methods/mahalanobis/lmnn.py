@@ -258,7 +258,8 @@ class LMNN(MahalanobisMixin):
     Attributes
     ----------
     components_, n_iter_, loss_curve_ (loss per iteration), target_neighbors_ (n × k),
-    n_impostors_ (active impostor pairs at the end).
+    n_impostors_ (active impostor pairs at the end); with record_iterates, iterates_ and
+    first_iterate_ = 0 (iterates_[0] is the start).
     """
 
     def __init__(
@@ -320,7 +321,7 @@ class LMNN(MahalanobisMixin):
         self.n_iter_ = n_iter
         self.loss_curve_ = curve
         if self.record_iterates:
-            self.iterates_ = iterates
+            self.iterates_, self.first_iterate_ = iterates, 0  # the start L is iteration 0
         target_neighbors_ = np.full_like(targets, -1)
         target_neighbors_[order] = np.where(targets >= 0, order[np.maximum(targets, 0)], -1)
         self.target_neighbors_ = target_neighbors_

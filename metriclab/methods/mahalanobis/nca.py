@@ -75,6 +75,7 @@ class NCA(MahalanobisMixin):
     components_ : (n_components, d) ndarray — L, with M = LᵀL.
     n_iter_ : int, loss_curve_ : list of the (negated) objective per iteration.
     iterates_ : list of (n_components, d) ndarrays, L after each iteration (with record_iterates).
+    first_iterate_ : 1, the iteration `iterates_[0]` shows (NCA records after each step).
     """
 
     def __init__(
@@ -129,5 +130,5 @@ class NCA(MahalanobisMixin):
         self.n_iter_ = int(result.nit)
         self.loss_curve_ = curve
         if self.record_iterates:
-            self.iterates_ = iterates
+            self.iterates_, self.first_iterate_ = iterates, 1
         return self
