@@ -29,6 +29,7 @@ def test_learners_play_their_iterations(method, ds):
     first = sum(len(values(t["x"])) for t in frames[0]["data"] if "customdata" in t)
     assert first == n_points  # every point in every frame
     assert any("frames" in c.value for c in at.caption)
+    assert any("kernel-PCA map" in c.value for c in at.caption) == method.startswith("k")
     assert at.query_params["mode"] == "learn"
 
 

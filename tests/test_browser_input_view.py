@@ -158,10 +158,11 @@ def test_overlays_and_buttons_in_the_browser(page, app_url):
     page.wait_for_function("() => new URLSearchParams(location.search).get('lbl') === 'none'")
 
 
-def test_watch_it_learn_plays_in_the_browser_without_the_server(page, app_url):
+@pytest.mark.parametrize("method, ds", [("nca", "iris"), ("knca", "two_moons")])
+def test_watch_it_learn_plays_in_the_browser_without_the_server(page, app_url, method, ds):
     sent = []  # what the browser sends the server (listening from the page's first socket)
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-    page.goto(f"{app_url}/embed?mode=learn&method=nca&ds=iris")
+    page.goto(f"{app_url}/embed?mode=learn&method={method}&ds={ds}")
     settled(page)
     assert sent  # the listener hears the page's own messages (its first script run)
     frames = page.evaluate(

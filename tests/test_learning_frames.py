@@ -11,7 +11,6 @@ from metriclab.ui.compute import split_mask
 from metriclab.ui.learning_frames import frame_indices, learning_frames, records_iterates
 from tests.apptest_helpers import values
 
-
 LINEAR = [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
 KERNEL = [  # on wine: from its LDA start on iris, KNCA stops at once (0 iterations)
     lambda **k: KernelPCATrick("nca", n_components=2, **k),

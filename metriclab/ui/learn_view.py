@@ -81,7 +81,8 @@ def learn_view(
     right.caption(
         f"{len(out.frames)} frames from {start} to the last of {out.iterations[-1]} iterations, "
         "all computed once on the server and played in the browser. Each frame maps every point "
-        "with that iteration's L, normalised (the learned scale is not shown) and turned onto the "
+        + ("through the kernel-PCA map, then " if spec.family == "kpca_trick" else "")
+        + "with that iteration's L, normalised (the learned scale is not shown) and turned onto the "
         "frame before; the red dot follows the loss. The slider's label gives the 1-NN accuracy "
         "on the unlabeled points at that iteration."
         + (

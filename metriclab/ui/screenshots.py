@@ -34,6 +34,7 @@ SHOTS = [
     ("embed-input-lmnn.png", "/embed?ds=iris&method=lmnn&mode=input&ov=lmnn", [], 1000),
     ("embed-input-images.png", "/embed?ds=digits&cap=300&method=nca&mode=input&pt=5", [], 1300),
     ("embed-learn.png", "/embed?ds=two_moons&method=lmnn&mode=learn", [], 1000),
+    ("embed-learn-knca.png", "/embed?ds=two_moons&method=knca&mode=learn", [], 1000),
     ("data.png", "/data?ds=digits", [], 1300),
     ("dissimilarity.png", "/dissimilarity?ds=two_rings&dmethod=zhang_mds", [], 1400),
     ("compare.png", "/compare?cds=iris,wine,sonar&cm=pca,nca,tdl,zhang_mds&splits=5", [("button", "Run")], 1300),
