@@ -351,6 +351,11 @@ def scrub_view():
         "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "
         "gives the 1-NN accuracy on the unlabeled points."
     )
+    state = (name, data_params, max_points, spec, fixed, *split_key, scaling, ds_full)
+    with right:
+        code_snippets.show_code(
+            code_snippets.scrub_snippet(code_snippets.FitState(*state), scrub_name, values)
+        )
 
 
 def window_view():

@@ -15,7 +15,7 @@ import pytest
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui import cache, code_snippets
-from tests.apptest_helpers import ROOT, run_page
+from tests.apptest_helpers import ROOT, figures, run_page
 
 TIMEOUT = 180
 RUNNER = """
@@ -103,6 +103,29 @@ def test_embed_snippets_print_the_pages_accuracy(states):
         printed = re.fullmatch(r"(1-NN accuracy|accuracy): (\d\.\d{3})\n", out)
         assert printed, (query, out)
         assert printed.group(2) == page, (query, page, out, code)
+
+
+SCRUB_STATES = [
+    {"ds": "two_moons", "method": "tdl", "mode": "scrub", "scrub": "lam"},
+    {"ds": "iris", "method": "knca", "mode": "scrub", "pp": "minmax", "frac": "0.2"},
+]
+
+
+def test_scrub_snippets_print_the_sliders_accuracies():
+    pages, snippets = [], []
+    for query in SCRUB_STATES:
+        at = run_page("embed", query, timeout=TIMEOUT)
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        code = shown_code(at)
+        assert not private_names(code), private_names(code)
+        steps = figures(at)[0]["layout"]["sliders"][0]["steps"]
+        pages.append([re.search(r"\(acc (\d\.\d\d)\)", s["label"]).group(1) for s in steps])
+        snippets.append(code)
+    for query, page, code, out in zip(
+        SCRUB_STATES, pages, snippets, run_snippets(snippets), strict=True
+    ):
+        printed = re.findall(r"1-NN accuracy (\d\.\d\d)\n", out)
+        assert len(page) >= 3 and printed == page, (query, page, out, code)
 
 
 def test_embed_snippet_of_an_upload_reads_the_csv_path(tmp_path):

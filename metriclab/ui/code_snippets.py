@@ -213,6 +213,38 @@ def embed_snippet(state: FitState) -> str:
     return _assemble(imports, body, f"{spec.label} on {state.shown_name}, as on the Embed page.")
 
 
+def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> str:
+    """The Embed page's λ scrub: one fit per value of `scrub_name` (the other parameters as on the
+    page), each printing the 1-NN accuracy the slider's label gives (two decimals)."""
+    spec = state.spec
+    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
+    imports += [
+        "from metriclab.evaluation import embedding_accuracy, labeled_mask",
+        "from metriclab.methods import REGISTRY",
+    ]
+    body.append(split_line(state.label_mode, state.label_value, state.seed))
+    more, lines = scaling_lines(spec, state.preprocess)
+    imports += more
+    body += lines
+    if spec.transductive:
+        imports.append("from metriclab.evaluation import partial_labels")
+    image = ", image_shape=ds.image_shape" if spec.input == "image" else ""
+    body += [
+        f"spec = REGISTRY[{spec.key!r}]  # {spec.label}",
+        f"fixed = {dict(state.params)!r}  # the page's other parameters",
+        f"for value in {list(values)!r}:",
+        f"    model = spec.make(**fixed, {scrub_name}=value{image})",
+        *("    " + line for line in fit_lines(spec)),
+        "    accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
+        f'    print(f"{scrub_name} = {{value!r}}: 1-NN accuracy {{accuracy:.2f}}")',
+    ]
+    return _assemble(
+        imports,
+        body,
+        f"{spec.label} on {state.shown_name}: the Embed page's scrub of {scrub_name}.",
+    )
+
+
 def dissimilarity_snippet(state: FitState) -> str:
     """The Dissimilarity page: fit, take the learned dissimilarity (else the Euclidean distances of
     the scaled labelled inputs) and print Zhang's two checks as the page's caption gives them."""
