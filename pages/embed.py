@@ -75,18 +75,23 @@ def numeric_params(spec):
     return [p for p in spec.params if len(param_values(p)) > 1]
 
 
+def page_param(name, key=None):
+    """The method's parameter as this page offers it: an output dimension that a linear map cannot
+    exceed is capped at the data's number of features (a value under `key` is clamped too)."""
+    p = spec.param(name)
+    if name == "n_components" and (spec.family == "mahalanobis" or method == "pca"):
+        return capped(p, ds_full.n_features, key)
+    return p
+
+
 def widgets(container=None, skip=()):
-    """The method's parameter widgets ({name: value}); an output dimension that a linear map cannot
-    exceed is capped at the data's number of features."""
-    bounded = spec.family == "mahalanobis" or method == "pca"
+    """The method's parameter widgets ({name: value}), as `page_param` offers them."""
     out = {}
     for p in spec.params:
         if p.name in skip:
             continue
         key = prefix + p.name
-        if bounded and p.name == "n_components":
-            p = capped(p, ds_full.n_features, key)
-        out[p.name] = param_widget(p, key, container)
+        out[p.name] = param_widget(page_param(p.name, key), key, container)
     return out
 
 
@@ -311,7 +316,7 @@ def scrub_view():
         )
         fixed = widgets(skip=(scrub_name,))
     publish(url_values(base_keys + ["scrub"] + [prefix + p for p in fixed]), prune=("p.", "d."))
-    scrubbed = spec.param(scrub_name)
+    scrubbed = page_param(scrub_name)
     values = param_values(scrubbed)
     if len(values) > 24:
         values = [values[i] for i in np.linspace(0, len(values) - 1, 24).round().astype(int)]
@@ -388,7 +393,7 @@ def window_view():
         current = st.session_state.get(prefix + pname)
         if current is None and prefix + pname in st.query_params:
             if pname not in from_link:
-                options = param_values(spec.param(pname)) or None
+                options = param_values(page_param(pname)) or None
                 text = st.query_params[prefix + pname]
                 from_link[pname], notice = validate(text, None, options=options, parse=float)
                 if notice:
@@ -398,7 +403,7 @@ def window_view():
 
     def grid_of(pname):
         """`size` values spread over the slider's range, one of them the current value."""
-        values = param_values(spec.param(pname))
+        values = param_values(page_param(pname))
         idx = np.linspace(0, len(values) - 1, min(size, len(values))).round().astype(int)
         current = current_of(pname)
         if current is not None:
@@ -473,6 +478,12 @@ def window_view():
         f"it loses, white: a tie). {spec.label} wins on {wins:.0%} of the grid; the black line "
         "runs along the sides of those cells. The baseline is fitted with the same shared "
         "settings in each cell; grey dots mark the grid values."
+    )
+    state = (name, data_params, max_points, spec, defaults, *split_key, scaling, ds_full)
+    code_snippets.show_code(
+        code_snippets.window_snippet(
+            code_snippets.FitState(*state), (row_name, rows), (col_name, cols)
+        )
     )
 
 

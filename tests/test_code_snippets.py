@@ -10,12 +10,13 @@ import sys
 import time
 from collections import OrderedDict
 
+import numpy as np
 import pytest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui import cache, code_snippets
-from tests.apptest_helpers import ROOT, figures, run_page
+from tests.apptest_helpers import ROOT, figures, run_page, values
 
 TIMEOUT = 180
 RUNNER = """
@@ -126,6 +127,35 @@ def test_scrub_snippets_print_the_sliders_accuracies():
     ):
         printed = re.findall(r"1-NN accuracy (\d\.\d\d)\n", out)
         assert len(page) >= 3 and printed == page, (query, page, out, code)
+
+
+WINDOW_STATES = [
+    {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"},
+    {"ds": "iris", "method": "nca", "mode": "window", "grid": "3", "pp": "standardise"},
+]
+
+
+def test_window_snippets_print_the_maps_cells_and_its_win_share():
+    pages, snippets = [], []
+    for query in WINDOW_STATES:
+        at = run_page("embed", query, timeout=TIMEOUT)
+        at.button(key="run_window").click().run(timeout=TIMEOUT)
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        code = shown_code(at)
+        assert not private_names(code), private_names(code)
+        (heat,) = [t for t in figures(at)[0]["data"] if t.get("type") == "heatmap"]
+        cells = [f"{v:+.3f}" for v in np.ravel(values(heat["z"]))]
+        share = next(
+            re.search(r"wins on (\d+%)", c.value) for c in at.caption if "wins on" in c.value
+        )
+        pages.append((cells, share.group(1)))
+        snippets.append(code)
+    for query, (cells, share), code, out in zip(
+        WINDOW_STATES, pages, snippets, run_snippets(snippets), strict=True
+    ):
+        printed = re.findall(r": ([+-]\d\.\d{3})\n", out)
+        assert len(cells) == 9 and printed == cells, (query, cells, out, code)
+        assert f"wins on {share} of the grid" in out, (query, share, out)
 
 
 def test_embed_snippet_of_an_upload_reads_the_csv_path(tmp_path):

@@ -16,6 +16,7 @@ import numpy as np
 
 import metriclab
 from metriclab.datasets import Dataset
+from metriclab.methods import REGISTRY
 from metriclab.preprocess import scaler_fit_rows
 
 SESSION_PREFIX = "upload:"  # ui.cache.UPLOAD_PREFIX: a set held by the session (upload or drawing)
@@ -102,6 +103,17 @@ def model_lines(spec, params: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return (
         ["from metriclab.methods import REGISTRY"],
         ["model = " + _call(f"REGISTRY[{spec.key!r}].make", args, values)],
+    )
+
+
+def _scaler_rows(spec, preprocess: str) -> str:
+    """Which rows the page's scaler is fitted on for `spec`: "all" or "labelled" ("" unscaled)."""
+    if preprocess == "none":
+        return ""
+    return (
+        "all"
+        if scaler_fit_rows(spec, "transductive", np.zeros(1, dtype=bool)).all()
+        else "labelled"
     )
 
 
@@ -242,6 +254,100 @@ def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> st
         imports,
         body,
         f"{spec.label} on {state.shown_name}: the Embed page's scrub of {scrub_name}.",
+    )
+
+
+def _fit_and_score_lines(specs) -> list[str]:
+    """The body of `accuracy(spec, params, X)` after `model` is made: each spec's fit (a branch per
+    protocol when they differ), then the 1-NN accuracy on the unlabelled points."""
+
+    def scored(spec) -> list[str]:
+        if spec.output == "classifier":
+            return fit_lines(spec)
+        return [*fit_lines(spec), "accuracy = embedding_accuracy(Z, ds.y, mask)"]
+
+    first, *others = specs
+    if all(scored(other) == scored(first) for other in others):
+        return ["    " + line for line in scored(first)]
+    lines = []
+    for i, spec in enumerate(specs):
+        lines.append(f"    {'if' if i == 0 else 'elif'} spec.key == {spec.key!r}:")
+        lines += ["        " + line for line in scored(spec)]
+    return lines
+
+
+def window_snippet(
+    state: FitState, row: tuple[str, Sequence[Any]], col: tuple[str, Sequence[Any]]
+) -> str:
+    """The Embed page's window map: the method's 1-NN accuracy on every cell of the grid minus its
+    baseline's (fitted with the settings it shares with the cell; without a baseline, minus the
+    grid's median), each cell printed, then the share of cells the method wins, as the caption."""
+    spec = state.spec
+    base = REGISTRY.get(spec.baseline) if spec.baseline else None
+    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
+    imports += [
+        "import numpy as np",
+        "from metriclab.evaluation import embedding_accuracy, labeled_mask",
+        "from metriclab.methods import REGISTRY",
+    ]
+    body.append(split_line(state.label_mode, state.label_value, state.seed))
+    more, lines = scaling_lines(spec, state.preprocess)
+    imports += more
+    body += lines
+    base_x = "X"
+    if base is not None and _scaler_rows(base, state.preprocess) != _scaler_rows(
+        spec, state.preprocess
+    ):  # the baseline's scaler is fitted on other rows (all points / the labelled ones)
+        more, lines = scaling_lines(base, state.preprocess)
+        imports += more
+        body += [line.replace("X = ", "X_base = ", 1) for line in lines]
+        base_x = "X_base"
+    if spec.transductive or (base is not None and base.transductive):
+        imports.append("from metriclab.evaluation import partial_labels")
+    (row_name, rows), (col_name, cols) = row, col
+    image = ", image_shape=ds.image_shape" if spec.input == "image" else ""
+    body += [
+        "",
+        "",
+        "def accuracy(spec, params, X):",
+        '    """1-NN accuracy on the unlabelled points of `spec` fitted with `params`."""',
+        f"    model = spec.make(**params{image})",
+        *_fit_and_score_lines([spec] if base is None else [spec, base]),
+        "    return accuracy",
+        "",
+        "",
+        f"spec = REGISTRY[{spec.key!r}]  # {spec.label}",
+        f"fixed = {dict(state.params)!r}  # the page's other parameters",
+        f"rows, cols = {list(rows)!r}, {list(cols)!r}  # {row_name} × {col_name}",
+        "grid = np.array([",
+        f"    [accuracy(spec, {{**fixed, {row_name!r}: r, {col_name!r}: c}}, X) for c in cols]",
+        "    for r in rows",
+        "])",
+    ]
+    if base is not None:
+        body += [
+            f"base = REGISTRY[{base.key!r}]  # the baseline: {base.label}",
+            "shared = {p.name for p in base.params}  # the settings it shares with each cell",
+            "reference = np.array([",
+            "    [",
+            f"        accuracy(base, {{k: v for k, v in {{**fixed, {row_name!r}: r, "
+            f"{col_name!r}: c}}.items() if k in shared}}, {base_x})",
+            "        for c in cols",
+            "    ]",
+            "    for r in rows",
+            "])",
+        ]
+    else:
+        body.append("reference = np.full(grid.shape, np.median(grid))  # no baseline: the median")
+    body += [
+        "for i, r in enumerate(rows):",
+        "    for j, c in enumerate(cols):",
+        f'        print(f"{row_name}={{r!r}}, {col_name}={{c!r}}: '
+        f'{{grid[i, j] - reference[i, j]:+.3f}}")',
+        f'print(f"{spec.label} wins on {{np.mean(grid > reference + 1e-12):.0%}} of the grid")',
+    ]
+    return _assemble(
+        imports, body, f"{spec.label} on {state.shown_name}: the Embed page's window map."
     )
 
 
