@@ -112,16 +112,28 @@ SCRUB_STATES = [
 ]
 
 
-def test_scrub_snippets_print_the_sliders_accuracies():
+def embed_views(states, read, button=None):
+    """(what `read` takes from each Embed page state, its snippet), after pressing `button`."""
     pages, snippets = [], []
-    for query in SCRUB_STATES:
+    for query in states:
         at = run_page("embed", query, timeout=TIMEOUT)
+        if button is not None:
+            at.button(key=button).click().run(timeout=TIMEOUT)
         assert not at.exception and not at.error, [e.value for e in at.error]
         code = shown_code(at)
         assert not private_names(code), private_names(code)
-        steps = figures(at)[0]["layout"]["sliders"][0]["steps"]
-        pages.append([re.search(r"\(acc (\d\.\d\d)\)", s["label"]).group(1) for s in steps])
+        pages.append(read(at))
         snippets.append(code)
+    return pages, snippets
+
+
+def slider_accuracies(at):
+    steps = figures(at)[0]["layout"]["sliders"][0]["steps"]
+    return [re.search(r"\(acc (\d\.\d\d)\)", s["label"]).group(1) for s in steps]
+
+
+def test_scrub_snippets_print_the_sliders_accuracies():
+    pages, snippets = embed_views(SCRUB_STATES, slider_accuracies)
     for query, page, code, out in zip(
         SCRUB_STATES, pages, snippets, run_snippets(snippets), strict=True
     ):
@@ -135,21 +147,16 @@ WINDOW_STATES = [
 ]
 
 
+def window_cells(at):
+    """The heat map's cells as the snippet prints them, and the caption's share of cells won."""
+    (heat,) = [t for t in figures(at)[0]["data"] if t.get("type") == "heatmap"]
+    cells = [f"{v:+.3f}" for v in np.ravel(values(heat["z"]))]
+    share = next(re.search(r"wins on (\d+%)", c.value) for c in at.caption if "wins on" in c.value)
+    return cells, share.group(1)
+
+
 def test_window_snippets_print_the_maps_cells_and_its_win_share():
-    pages, snippets = [], []
-    for query in WINDOW_STATES:
-        at = run_page("embed", query, timeout=TIMEOUT)
-        at.button(key="run_window").click().run(timeout=TIMEOUT)
-        assert not at.exception and not at.error, [e.value for e in at.error]
-        code = shown_code(at)
-        assert not private_names(code), private_names(code)
-        (heat,) = [t for t in figures(at)[0]["data"] if t.get("type") == "heatmap"]
-        cells = [f"{v:+.3f}" for v in np.ravel(values(heat["z"]))]
-        share = next(
-            re.search(r"wins on (\d+%)", c.value) for c in at.caption if "wins on" in c.value
-        )
-        pages.append((cells, share.group(1)))
-        snippets.append(code)
+    pages, snippets = embed_views(WINDOW_STATES, window_cells, button="run_window")
     for query, (cells, share), code, out in zip(
         WINDOW_STATES, pages, snippets, run_snippets(snippets), strict=True
     ):

@@ -225,19 +225,24 @@ def embed_snippet(state: FitState) -> str:
     return _assemble(imports, body, f"{spec.label} on {state.shown_name}, as on the Embed page.")
 
 
-def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> str:
-    """The Embed page's λ scrub: one fit per value of `scrub_name` (the other parameters as on the
-    page), each printing the 1-NN accuracy the slider's label gives (two decimals)."""
-    spec = state.spec
+def sweep_lines(state: FitState) -> tuple[list[str], list[str]]:
+    """(imports, lines) of a snippet that fits the method many times: the data set, the split and
+    the scaled features `X`, with the registry and the accuracy the loop needs."""
     imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
     imports += [
         "from metriclab.evaluation import embedding_accuracy, labeled_mask",
         "from metriclab.methods import REGISTRY",
     ]
     body.append(split_line(state.label_mode, state.label_value, state.seed))
-    more, lines = scaling_lines(spec, state.preprocess)
-    imports += more
-    body += lines
+    more, lines = scaling_lines(state.spec, state.preprocess)
+    return imports + more, body + lines
+
+
+def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> str:
+    """The Embed page's λ scrub: one fit per value of `scrub_name` (the other parameters as on the
+    page), each printing the 1-NN accuracy the slider's label gives (two decimals)."""
+    spec = state.spec
+    imports, body = sweep_lines(state)
     if spec.transductive:
         imports.append("from metriclab.evaluation import partial_labels")
     image = ", image_shape=ds.image_shape" if spec.input == "image" else ""
@@ -284,16 +289,8 @@ def window_snippet(
     grid's median), each cell printed, then the share of cells the method wins, as the caption."""
     spec = state.spec
     base = REGISTRY.get(spec.baseline) if spec.baseline else None
-    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
-    imports += [
-        "import numpy as np",
-        "from metriclab.evaluation import embedding_accuracy, labeled_mask",
-        "from metriclab.methods import REGISTRY",
-    ]
-    body.append(split_line(state.label_mode, state.label_value, state.seed))
-    more, lines = scaling_lines(spec, state.preprocess)
-    imports += more
-    body += lines
+    imports, body = sweep_lines(state)
+    imports.append("import numpy as np")
     base_x = "X"
     if base is not None and _scaler_rows(base, state.preprocess) != _scaler_rows(
         spec, state.preprocess
