@@ -11,6 +11,13 @@ Paths ("solver"):
 - "arpack": Lanczos (ARPACK `eigsh`, which='SA') on the deflated operator, never factorised.
 - "shift-invert": ARPACK on (P S P + σ t tᵀ - τI)^-1 with τ just below the spectrum, applied by
   one sparse LU of S - τI (SuperLU, symmetric mode) and a rank-2 Woodbury correction.
+- "filtered": ARPACK on a Chebyshev polynomial of P S P that damps the unwanted part of the
+  spectrum [c, b] (c above the wanted eigenvalues, from a stochastic Lanczos estimate of the
+  eigenvalue count; b above the spectrum), then a Rayleigh-Ritz step on S itself (Fang & Saad
+  2012's filtered Lanczos, Zhou & Saad 2007's Chebyshev filter). Each Lanczos step costs
+  FILTER_DEGREE sparse products instead of one, and Lanczos needs about that many times fewer
+  steps: the memory-bound reorthogonalisation of ARPACK's basis, 80 % of plain Lanczos's time on
+  TDL's MNIST problem, shrinks by that factor (37 s → 10 s on one thread, bench/README.md).
 - "lobpcg": LOBPCG with a Jacobi preconditioner and t as a hard constraint.
 
 "auto" chooses per problem: dense up to DENSE_MAX_POINTS; beyond, it estimates how much the LU of
@@ -19,10 +26,15 @@ FILL_PROBE_POINTS vertices of S's graph). A kNN graph of a low-dimensional manif
 roll) has small separators: fill ratio about 3 on the ball, 4-6 on the whole graph, and
 shift-invert converges in a few dozen steps. A kNN graph of intrinsically high-dimensional data
 (10-D Gaussian clusters, MNIST) has none: fill ratio 20+ on the ball, 40 on 10^4 points and
-growing with n, so the LU alone costs minutes at 10^5 points. There plain Lanczos converges
-instead: such graphs are expanders whose smallest Laplacian eigenvalues are well separated from
-the bulk (LE on 4·10^4 10-D clustered points: 1.8 CPU s to machine precision, against 7 s for
-the LU alone). Measured in bench/spectral.py.
+growing with n, so the LU alone costs minutes at 10^5 points. There Lanczos converges without a
+factorisation: such graphs are expanders whose smallest Laplacian eigenvalues are well separated
+from the bulk (LE on 4·10^4 10-D clustered points: 1.8 CPU s to machine precision, against 7 s
+for the LU alone), and "auto" takes the filtered path, which falls back to plain Lanczos if its
+check fails. Measured in bench/spectral.py.
+
+The Lanczos paths' large products run on threads (`RowBlockProduct`: scipy's sparse product
+releases the GIL) in a bandwidth-reducing order (`in_bandwidth_order`), which together halve the
+cost of a product on MNIST's 20-NN graph (2.7 → 1.2 ms on two cores).
 
 Every result carries `residual`: max_j ‖(P S P) v_j - μ_j v_j‖ / ‖S‖₁ (‖S‖₁ the largest absolute
 row sum, an upper bound of ‖S‖₂), so that speed is never bought with wrong eigenvectors.
@@ -30,20 +42,25 @@ row sum, an upper bound of ‖S‖₂), so that speed is never bought with wrong
 
 from __future__ import annotations
 
+import functools
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
+from scipy.sparse.csgraph import breadth_first_order, reverse_cuthill_mckee
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg, splu
 from threadpoolctl import threadpool_limits
 
-EIGEN_SOLVERS = ("auto", "dense", "arpack", "shift-invert", "lobpcg")
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg")
 DENSE_MAX_POINTS = 1500  # "auto" uses dense eigh up to here
 DENSE_FALLBACK_POINTS = 5000  # ARPACK failure falls back to dense eigh up to here
 SA_TRIAL_RESTARTS = 10  # "auto", sparse LU: ARPACK which='SA' restarts tried before shift-invert
+SA_TRIAL_MIN_RESTARTS = 3  # ... and none with fewer (Swiss roll 10^5, LE: one restart allowed,
+# failed, 0.47 of the 2.3 s)
 SA_TRIAL_WORK = 6_000_000  # ... at most this many (points × Lanczos vectors × restarts): none at
 # 10^5 points × 60 eigenvectors, where one restart alone costs more than shift-invert
 SHIFT_INVERT_MIN_NCV = 30  # Lanczos basis of shift-invert ARPACK (2k+1 when larger)
@@ -52,6 +69,13 @@ LANCZOS_MIN_NCV = 40  # Lanczos basis of which='SA' ARPACK (2k+1 when larger): o
 FILL_PROBE_POINTS = 1000  # vertices of the breadth-first ball whose LU estimates the fill-in
 FILL_RATIO_MAX = 8.0  # "auto": shift-invert only when nnz(LU) / nnz(S) on the ball is below this
 # (measured on the ball: Swiss roll 10-D 3.1, 10-D Gaussian clusters 20, MNIST 30+)
+FILTER_DEGREE = 10  # Chebyshev degree per filtered Lanczos step (TDL on MNIST, one thread: degree
+# 4 / 6 / 10 / 12 / 16 / 30 took 12.9 / 11.4 / 10.5 / 10.5 / 11.1 / 12.2 s)
+COUNT_PROBES = 4  # random probes of the stochastic Lanczos estimate of the eigenvalue count
+COUNT_STEPS = 40  # Lanczos steps per probe
+FILTER_RETRIES = 3  # cuts tried (each higher) before "filtered" falls back to plain Lanczos
+PARALLEL_MIN_NNZ = 200_000  # sparse products on threads from this many non-zeros
+REORDER_MIN_POINTS = 20_000  # reverse Cuthill-McKee order for the products from this many points
 
 
 class Eigenpairs(NamedTuple):
@@ -101,18 +125,77 @@ def _dense_smallest(S, n_components: int, trivial: np.ndarray):
     return scipy.linalg.eigh(A, subset_by_index=[0, n_components - 1], driver="evr")
 
 
-def _deflated_operator(S, trivial: np.ndarray) -> LinearOperator:
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the platform says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class RowBlockProduct:
+    """x -> S x for a vector or an n × m block, by row blocks of S on threads when S is large
+    (scipy's sparse product releases the GIL: 2.7 → 1.5 ms on two cores for MNIST's 20-NN
+    graph); one plain product below PARALLEL_MIN_NNZ, where starting threads costs more. Use it
+    as a context manager: its threads end with the block."""
+
+    def __init__(self, S):
+        self.matrix = sp.csr_matrix(S)
+        workers = min(available_cores(), 8) if self.matrix.nnz >= PARALLEL_MIN_NNZ else 1
+        # row blocks of equal non-zeros (the work of a product)
+        cuts = np.searchsorted(self.matrix.indptr, np.linspace(0, self.matrix.nnz, workers + 1))
+        self._rows = list(zip(cuts[:-1], cuts[1:], strict=True))
+        self._blocks = [self.matrix[a:b] for a, b in self._rows]
+        self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
+
+    def __call__(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if self._pool is None:
+            return self.matrix @ X
+        out = np.empty((self.matrix.shape[0],) + X.shape[1:])
+
+        def rows(i):
+            a, b = self._rows[i]
+            out[a:b] = self._blocks[i] @ X
+
+        list(self._pool.map(rows, range(len(self._blocks))))
+        return out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._pool is not None:
+            self._pool.shutdown()
+
+
+def _projected(product, trivial: np.ndarray):
+    """x -> P S P x with P = I - t tᵀ (t itself goes to 0); x a vector or a block."""
+
+    def apply(X):
+        X = np.asarray(X, dtype=np.float64)
+        X = X - np.multiply.outer(trivial, trivial @ X)
+        Y = product(X)
+        return Y - np.multiply.outer(trivial, trivial @ Y)
+
+    return apply
+
+
+def _deflated_operator(S, trivial: np.ndarray, product=None) -> LinearOperator:
     """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it."""
     n = S.shape[0]
     shift = _deflation_shift(S)
     S = sp.csr_matrix(S)
+    product = product or S.__matmul__
     St = S @ trivial
     top = float(trivial @ St) + shift
 
     def matmat(X):
         X = np.asarray(X, dtype=np.float64)
         tX = trivial @ X
-        return S @ X - np.outer(trivial, St @ X) - np.outer(St, tX) + top * np.outer(trivial, tX)
+        return (
+            product(X) - np.outer(trivial, St @ X) - np.outer(St, tX) + top * np.outer(trivial, tX)
+        )
 
     def matvec(x):
         return matmat(np.asarray(x).reshape(-1, 1)).ravel()
@@ -130,14 +213,144 @@ def _lanczos_basis(n: int, n_components: int, minimum: int = LANCZOS_MIN_NCV) ->
 # --------------------------------------------------------------------------------------------
 
 
+def in_bandwidth_order(solve):
+    """solve(S, k, trivial, ...) -> (values, vectors) or None, run past REORDER_MIN_POINTS on S
+    in reverse Cuthill-McKee order (a product's reads of x stay near each other in memory: 2.7 →
+    2.0 ms on MNIST's 20-NN graph) with the vectors mapped back to the caller's order. Only for
+    the paths made of products: SuperLU orders for itself, and shift-invert on the permuted
+    matrix was slower (TDL, Swiss roll 10^5: 5.6 → 7.9 s)."""
+
+    @functools.wraps(solve)
+    def ordered(S, n_components, trivial, *args, **kwargs):
+        if not sp.issparse(S) or S.shape[0] < REORDER_MIN_POINTS:
+            return solve(S, n_components, trivial, *args, **kwargs)
+        S = sp.csr_matrix(S)
+        order = reverse_cuthill_mckee(S, symmetric_mode=True)
+        found = solve(S[order][:, order], n_components, trivial[order], *args, **kwargs)
+        if found is None:
+            return None
+        values, vectors = found
+        unordered = np.empty_like(vectors)
+        unordered[order] = vectors
+        return values, unordered
+
+    return ordered
+
+
+@in_bandwidth_order
 def _arpack_smallest(
     S, n_components: int, trivial: np.ndarray, tol: float, seed: int, maxiter: int | None = None
 ):
     n = S.shape[0]
     v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
     ncv = _lanczos_basis(n, n_components)
-    operator = _deflated_operator(S, trivial)
-    return eigsh(operator, k=n_components, which="SA", tol=tol, v0=v0, ncv=ncv, maxiter=maxiter)
+    with RowBlockProduct(S) as product:
+        operator = _deflated_operator(S, trivial, product)
+        return eigsh(operator, k=n_components, which="SA", tol=tol, v0=v0, ncv=ncv, maxiter=maxiter)
+
+
+# --------------------------------------------------------------------------------------------
+# Filtered Lanczos
+# --------------------------------------------------------------------------------------------
+
+
+def lanczos_quadrature(apply, trivial: np.ndarray, probes: int, steps: int, seed: int):
+    """Stochastic Lanczos quadrature of the spectrum of A (Ubaru, Chen & Saad 2017) on the
+    complement of t: nodes θ and weights ω with #{eigenvalues < c} ≈ Σ_{θ_j < c} ω_j, and an
+    estimate of λ_max(A) from above (largest Ritz value plus its residual, over the probes).
+
+    Rademacher probes projected ⊥ t; plain Lanczos without reorthogonalisation, which leaves
+    the quadrature accurate (a lost vector's weight is split among its copies)."""
+    n = trivial.shape[0]
+    rng = np.random.default_rng(seed)
+    nodes, weights, top = [], [], -np.inf
+    for _ in range(probes):
+        q = rng.choice([-1.0, 1.0], n)
+        q -= trivial * (trivial @ q)
+        size = float(q @ q)  # zᵀ f(A) z ≈ ‖z‖² Σ_j τ_j² f(θ_j)
+        q /= np.sqrt(size)
+        previous, beta, alphas, betas = np.zeros(n), 0.0, [], []
+        for _ in range(min(steps, n - 1)):
+            w = apply(q) - beta * previous
+            alpha = float(q @ w)
+            w -= alpha * q
+            beta = float(np.linalg.norm(w))
+            alphas.append(alpha)
+            betas.append(beta)
+            if beta <= 1e-12 * max(abs(alpha), 1.0):  # an invariant subspace: exact quadrature
+                break
+            previous, q = q, w / beta
+        theta, U = scipy.linalg.eigh_tridiagonal(np.array(alphas), np.array(betas[:-1]))
+        nodes.append(theta)
+        weights.append(size * U[0] ** 2 / probes)
+        top = max(top, float(theta[-1] + betas[-1] * abs(U[-1, -1])))
+    return np.concatenate(nodes), np.concatenate(weights), top
+
+
+def count_cut(nodes: np.ndarray, weights: np.ndarray, count: float) -> float:
+    """The smallest node below which the quadrature counts at least `count` eigenvalues (the
+    largest node if it never does)."""
+    order = np.argsort(nodes)
+    reached = np.searchsorted(np.cumsum(weights[order]), count)
+    return float(nodes[order][min(reached, order.size - 1)])
+
+
+def chebyshev_filter(apply, cut: float, top: float, degree: int):
+    """x -> T_m((2A - (top + cut) I) / (top - cut)) x, m = degree: |·| <= 1 on the eigenvalues in
+    [cut, top], growing like cosh(m·arccosh) below cut (Zhou & Saad 2007's filter)."""
+    half, centre = 0.5 * (top - cut), 0.5 * (top + cut)
+
+    def filtered(x):
+        previous, current = x, (apply(x) - centre * x) / half
+        for _ in range(degree - 1):  # T_{j+1}(z) = 2 z T_j(z) - T_{j-1}(z)
+            previous, current = current, 2.0 * (apply(current) - centre * current) / half - previous
+        return current
+
+    return filtered
+
+
+def _rayleigh_ritz(apply, V: np.ndarray):
+    """Ritz values and vectors of A on the span of V's orthonormal columns, ascending."""
+    H = V.T @ apply(V)
+    values, U = np.linalg.eigh(0.5 * (H + H.T))
+    return values, V @ U
+
+
+@in_bandwidth_order
+def _filtered_smallest(S, n_components: int, trivial: np.ndarray, tol: float, seed: int):
+    """Filtered Lanczos (module docstring): ARPACK's largest eigenvalues of p(P S P), p the
+    Chebyshev filter of [cut, top], then Rayleigh-Ritz with S. Correct when every returned Ritz
+    value of S lies below the cut: p is decreasing below it and at most 1 in modulus above it, so
+    the largest values of p are then those of the smallest eigenvalues. A cut that proves too low
+    is raised and tried again; None after FILTER_RETRIES cuts (the caller falls back)."""
+    n = S.shape[0]
+    k = n_components
+    with RowBlockProduct(S) as product:
+        apply = _projected(product, trivial)
+        nodes, weights, top = lanczos_quadrature(apply, trivial, COUNT_PROBES, COUNT_STEPS, seed)
+        top = 1.01 * top + 1e-12 * abs(top)  # a margin above the estimate of λ_max
+        cut = count_cut(nodes, weights, 2 * k + 10)  # about twice the wanted count below it
+        v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+        for _ in range(FILTER_RETRIES):
+            if not cut < top:
+                return None
+            filtered = chebyshev_filter(apply, cut, top, FILTER_DEGREE)
+
+            def matvec(x, filtered=filtered):
+                x = np.asarray(x, dtype=np.float64).ravel()
+                return filtered(x - trivial * (trivial @ x))
+
+            operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+            try:
+                _, V = eigsh(operator, k=k, which="LA", tol=tol, v0=v0, ncv=_lanczos_basis(n, k))
+            except ArpackNoConvergence:
+                return None
+            values, vectors = _rayleigh_ritz(apply, V)
+            if values[-1] < cut:
+                return values, vectors
+            bottom = min(values[0], nodes.min())  # about λ_min
+            cut = bottom + 2.0 * (cut - bottom)  # twice as far above the smallest eigenvalue
+        return None
 
 
 def _factorize_positive_definite(A):
@@ -258,10 +471,11 @@ def _ascending(values, vectors):
 
 def _sa_trial(S, n_components, trivial, tol, seed):
     """Cheap Lanczos first (converges in a few restarts when the cost spreads the spectrum), for
-    at most SA_TRIAL_RESTARTS restarts and SA_TRIAL_WORK; None when it did not converge."""
+    at most SA_TRIAL_RESTARTS restarts and SA_TRIAL_WORK; None when it did not converge or
+    fewer than SA_TRIAL_MIN_RESTARTS fit in the work."""
     n = S.shape[0]
     restarts = min(SA_TRIAL_RESTARTS, SA_TRIAL_WORK // (n * _lanczos_basis(n, n_components)))
-    if restarts <= 0:
+    if restarts < SA_TRIAL_MIN_RESTARTS:
         return None
     try:
         return _arpack_smallest(S, n_components, trivial, tol, seed, maxiter=restarts)
@@ -275,7 +489,7 @@ def _choose(S, n_components, trivial, tol, seed, lower):
     if n <= DENSE_MAX_POINTS:
         return "dense", None, lower
     if lu_fill_ratio(S, seed=seed) > FILL_RATIO_MAX:
-        return "arpack", None, lower  # the LU would fill in: Lanczos, never factorised
+        return "filtered", None, lower  # the LU would fill in: Lanczos, never factorised
     trial = _sa_trial(S, n_components, trivial, tol, seed)
     if trial is not None:
         return "arpack", trial, lower
@@ -308,6 +522,11 @@ def _solve(S, n_components, trivial, solver, tol, seed, lower):
         return *_dense_smallest(S, n_components, trivial), solver
     if solver == "lobpcg":
         return *_lobpcg_smallest(S, n_components, trivial, tol, seed), solver
+    if solver == "filtered":
+        found = _filtered_smallest(S, n_components, trivial, tol, seed)
+        if found is not None:
+            return *found, solver
+        solver = "arpack"  # no cut was found above the wanted eigenvalues: plain Lanczos
     try:
         values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed)
     except ArpackNoConvergence:
@@ -337,7 +556,7 @@ def smallest_eigenpairs(
     the trivial one", whatever the sign of the others' eigenvalues. `lower` is a lower bound of
     the spectrum of S (0 for a Laplacian), needed by solver="shift-invert".
 
-    "auto": dense eigh up to DENSE_MAX_POINTS; beyond, Lanczos (which='SA') when the sparse LU
+    "auto": dense eigh up to DENSE_MAX_POINTS; beyond, filtered Lanczos when the sparse LU
     would fill in (`lu_fill_ratio` > FILL_RATIO_MAX: high-dimensional data); otherwise a cheap
     bounded Lanczos trial, then shift-invert ARPACK with the shift just below 0 (Laplacian
     Eigenmaps: lower == 0) or just below a Lanczos estimate of λ_min (TDL: the cost makes S

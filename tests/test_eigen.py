@@ -22,7 +22,7 @@ from metriclab.methods.spectral import (
     penalized_problem,
 )
 
-PATHS = ("dense", "arpack", "shift-invert", "lobpcg")
+PATHS = ("dense", "arpack", "filtered", "shift-invert", "lobpcg")
 
 
 def _swiss_roll(n, seed=0):
@@ -104,7 +104,7 @@ def test_fill_ratio_separates_a_manifold_graph_from_a_high_dimensional_one():
 
 
 @pytest.mark.parametrize("kind", ["le", "tdl"])
-def test_auto_picks_shift_invert_on_a_manifold_and_lanczos_on_high_dimensional_data(
+def test_auto_picks_shift_invert_on_a_manifold_and_filtered_lanczos_on_high_dimensional_data(
     kind, monkeypatch
 ):
     # at 1,200 points the ball is nearly the whole graph and both LUs are cheap (fill ratio 2.8
@@ -112,7 +112,7 @@ def test_auto_picks_shift_invert_on_a_manifold_and_lanczos_on_high_dimensional_d
     monkeypatch.setattr(eigen, "DENSE_MAX_POINTS", 500)
     monkeypatch.setattr(eigen, "FILL_RATIO_MAX", 4.0)
     monkeypatch.setattr(eigen, "SA_TRIAL_WORK", 0)  # no Lanczos trial: the fill decides alone
-    expected = {"roll": "shift-invert", "clusters": "arpack"}
+    expected = {"roll": "shift-invert", "clusters": "filtered"}
     for name, (X, y) in {"roll": _swiss_roll(1200), "clusters": _clusters(1200)}.items():
         S, trivial, lower = _problem(X, y, kind)
         ref_values, ref_vectors = _reference(S, trivial, 5)
@@ -173,6 +173,107 @@ def test_sparse_paths_run_with_one_blas_thread(monkeypatch):
     X, y = _clusters(400)
     S, trivial, lower = _problem(X, y, "le")
     with threadpool_limits(2):
-        for solver in ("arpack", "shift-invert", "lobpcg"):
+        for solver in ("arpack", "filtered", "shift-invert", "lobpcg"):
             smallest_eigenpairs(S, 3, trivial, solver=solver, tol=1e-10, lower=lower)
     assert seen and set(seen) == {1}
+
+
+# ---- filtered Lanczos ------------------------------------------------------------------------
+
+
+def _wide_diagonal(n=3000, seed=0):
+    """A sparse diagonal S with TDL's spread (eigenvalues from 1 to 8,000, the wanted ones well
+    inside the lowest percent) and t = e_0, whose eigenvalue 0 the constraint must remove: the
+    answer is known exactly."""
+    rng = np.random.default_rng(seed)
+    values = np.concatenate([[0.0], np.sort(rng.uniform(1.0, 8000.0, n - 1) ** 1.0)])
+    values[1:] = np.sort(np.concatenate([rng.uniform(1.0, 60.0, 40), values[41:]]))
+    order = rng.permutation(n)  # not already sorted along the diagonal
+    S = sp.diags(values[order]).tocsr()
+    trivial = np.zeros(n)
+    trivial[np.flatnonzero(order == 0)[0]] = 1.0
+    return S, trivial, values, order
+
+
+def test_filtered_lanczos_returns_the_exact_smallest_eigenpairs_of_a_known_spectrum():
+    S, trivial, values, order = _wide_diagonal()
+    result = smallest_eigenpairs(S, 12, trivial, solver="filtered", tol=0.0)
+    assert result.solver == "filtered"
+    np.testing.assert_allclose(result.values, values[1:13], rtol=1e-12)
+    # each eigenvector is a coordinate vector: the one where its eigenvalue sits on the diagonal
+    expected = np.abs(result.vectors).argmax(axis=0)
+    np.testing.assert_allclose(S.diagonal()[expected], result.values, rtol=1e-12)
+    assert np.abs(np.abs(result.vectors).max(axis=0) - 1.0).max() < 1e-10
+    assert result.residual < 1e-14
+
+
+def test_lanczos_quadrature_counts_the_eigenvalues_below_a_cut_and_bounds_the_top():
+    S, trivial, values, _ = _wide_diagonal()
+    apply = eigen._projected(S.__matmul__, trivial)
+    nodes, weights, top = eigen.lanczos_quadrature(apply, trivial, probes=8, steps=60, seed=0)
+    assert values[-1] <= top <= 1.01 * values[-1]
+    for cut in (100.0, 400.0, 1500.0):
+        exact = np.count_nonzero(values[1:] < cut)  # t's eigenvalue 0 carries no weight
+        estimate = weights[nodes < cut].sum()
+        # Hutchinson's spread for a projector of rank N: sqrt(2N / probes); plus the quadrature's
+        # resolution, one node's weight
+        assert abs(estimate - exact) < 3 * np.sqrt(2 * exact / 8) + weights.max(), cut
+    assert eigen.count_cut(nodes, weights, 50) > values[40]
+
+
+def test_a_cut_below_the_wanted_eigenvalues_is_detected_and_raised(monkeypatch):
+    """The filter's correctness check: a cut under λ_k returns a Ritz value at or above it; the
+    path doubles the cut's distance from the smallest eigenvalue and tries again, and after
+    FILTER_RETRIES cuts falls back to plain Lanczos."""
+    S, trivial, values, _ = _wide_diagonal()
+    calls = []
+    original = eigen.eigsh
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("which"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(eigen, "eigsh", counting)
+    monkeypatch.setattr(eigen, "count_cut", lambda nodes, weights, count: float(values[4]))
+    result = smallest_eigenpairs(S, 12, trivial, solver="filtered", tol=0.0)
+    assert result.solver == "filtered" and calls == ["LA", "LA"]
+    np.testing.assert_allclose(result.values, values[1:13], rtol=1e-12)
+
+    calls.clear()
+    monkeypatch.setattr(eigen, "FILTER_RETRIES", 1)
+    result = smallest_eigenpairs(S, 12, trivial, solver="filtered", tol=0.0)
+    assert result.solver == "arpack" and calls == ["LA", "SA"]
+    np.testing.assert_allclose(result.values, values[1:13], rtol=1e-12)
+
+
+def test_row_block_product_is_the_sparse_product_on_threads(monkeypatch):
+    monkeypatch.setattr(eigen, "PARALLEL_MIN_NNZ", 0)
+    monkeypatch.setattr(eigen, "available_cores", lambda: 3)
+    X, y = _clusters(900)
+    S, _, _ = _problem(X, y, "tdl", laplacian="unnormalized")
+    x = np.random.default_rng(0).standard_normal((900, 4))
+    with eigen.RowBlockProduct(S) as product:
+        assert len(product._blocks) == 3
+        np.testing.assert_array_equal(product(x[:, 0]), S @ x[:, 0])
+        np.testing.assert_array_equal(product(x), S @ x)
+
+
+@pytest.mark.parametrize("solver", ["auto", "filtered", "arpack", "shift-invert"])
+def test_large_problems_are_solved_in_bandwidth_order_and_mapped_back(solver, monkeypatch):
+    """Past REORDER_MIN_POINTS the Lanczos paths permute the problem (reverse Cuthill-McKee) for
+    the products' memory locality; the eigenvectors come back in the caller's order."""
+    orders = []
+    original = eigen.reverse_cuthill_mckee
+    monkeypatch.setattr(
+        eigen, "reverse_cuthill_mckee", lambda *a, **k: orders.append(1) or original(*a, **k)
+    )
+    monkeypatch.setattr(eigen, "REORDER_MIN_POINTS", 100)
+    monkeypatch.setattr(eigen, "DENSE_MAX_POINTS", 100)
+    X, y = _clusters(600)
+    S, trivial, lower = _problem(X, y, "tdl", laplacian="symmetric")
+    ref_values, ref_vectors = _reference(S, trivial, 4)
+    result = smallest_eigenpairs(S, 4, trivial, solver=solver, lower=lower)
+    np.testing.assert_allclose(result.values, ref_values, rtol=1e-8, atol=1e-10)
+    assert np.all(_subspace_cosines(result.vectors, ref_vectors) > 1 - 1e-8)
+    assert relative_residual(S, trivial, result.values, result.vectors) < 1e-12
+    assert bool(orders) == (result.solver in ("filtered", "arpack"))

@@ -188,10 +188,10 @@ def test_sparse_dense_and_lobpcg_paths_agree(kind):
         solver: TDL(n_components=3, lam=8.0, laplacian=kind, eigen_solver=solver, tol=1e-10).fit(
             X, y_partial
         )
-        for solver in ("dense", "arpack", "shift-invert", "lobpcg")
+        for solver in ("dense", "arpack", "filtered", "shift-invert", "lobpcg")
     }
     d = models["dense"].degrees_ if kind == "random_walk" else None
-    for solver in ("arpack", "shift-invert", "lobpcg"):
+    for solver in ("arpack", "filtered", "shift-invert", "lobpcg"):
         np.testing.assert_allclose(
             models[solver].eigenvalues_, models["dense"].eigenvalues_, rtol=1e-5, atol=1e-7
         )

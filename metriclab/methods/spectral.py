@@ -36,9 +36,10 @@ Laplacian the one that reproduces Figure 1, and no reading reproduces both at th
   eigenvalues (C' is indefinite, so they can be negative: Section 2.1), and never drops a genuine
   eigenvector.
 
-Solvers: `metriclab.eigen.smallest_eigenpairs` (dense eigh for small n; beyond, Lanczos or
-shift-invert ARPACK chosen per problem by the estimated fill-in of the sparse LU; never an n × n
-dense matrix past a few thousand points). The path used and the relative residual of the returned
+Solvers: `metriclab.eigen.smallest_eigenpairs` (dense eigh for small n; beyond, chosen per
+problem by the estimated fill-in of the sparse LU: shift-invert ARPACK where the LU stays sparse
+(manifolds), Chebyshev-filtered Lanczos where it would fill in (high-dimensional data); never an
+n × n dense matrix past a few thousand points). The path used and the relative residual of the returned
 eigenpairs are reported as `eigen_solver_` and `eigen_residual_`.
 
 Out-of-sample (`transform`): Lemma 6 / Eq. (7). f(x) = Σ_i α_i k(x_i, x) with the Gaussian kernel
@@ -383,7 +384,8 @@ class TDL(_GraphSpectralEmbedding):
         "symmetric" (I - D^-1/2 W D^-1/2; reproduces its Figure 1) or "random_walk" (see the
         module docstring).
     cost_scale : "sum" (Eq. 3: Σ_i C'_i) or "mean" (Eqs. 1-2: (1/n) Σ_i C'_i, n labeled points).
-    eigen_solver : "auto", "dense", "arpack", "shift-invert" or "lobpcg" (`metriclab.eigen`).
+    eigen_solver : "auto", "dense", "arpack", "filtered", "shift-invert" or "lobpcg"
+        (`metriclab.eigen`).
     kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
     kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
 
