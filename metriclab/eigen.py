@@ -142,11 +142,12 @@ class RowBlockProduct:
     def __init__(self, S):
         self.matrix = sp.csr_matrix(S)
         workers = min(available_cores(), 8) if self.matrix.nnz >= PARALLEL_MIN_NNZ else 1
-        # row blocks of equal non-zeros (the work of a product)
-        cuts = np.searchsorted(self.matrix.indptr, np.linspace(0, self.matrix.nnz, workers + 1))
-        self._rows = list(zip(cuts[:-1], cuts[1:], strict=True))
-        self._blocks = [self.matrix[a:b] for a, b in self._rows]
-        self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
+        self._rows, self._blocks, self._pool = [], [], None
+        if workers > 1:  # row blocks of equal non-zeros (the work of a product)
+            cuts = np.searchsorted(self.matrix.indptr, np.linspace(0, self.matrix.nnz, workers + 1))
+            self._rows = list(zip(cuts[:-1], cuts[1:], strict=True))
+            self._blocks = [self.matrix[a:b] for a, b in self._rows]
+            self._pool = ThreadPoolExecutor(workers)
 
     def __call__(self, X):
         X = np.asarray(X, dtype=np.float64)
@@ -181,12 +182,11 @@ def _projected(product, trivial: np.ndarray):
     return apply
 
 
-def _deflated_operator(S, trivial: np.ndarray, product=None) -> LinearOperator:
-    """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it."""
+def _deflated_operator(S, trivial: np.ndarray, product) -> LinearOperator:
+    """x -> (P S P + σ t tᵀ) x with P = I - t tᵀ, without forming it (S x by `product`)."""
     n = S.shape[0]
     shift = _deflation_shift(S)
     S = sp.csr_matrix(S)
-    product = product or S.__matmul__
     St = S @ trivial
     top = float(trivial @ St) + shift
 
@@ -201,6 +201,11 @@ def _deflated_operator(S, trivial: np.ndarray, product=None) -> LinearOperator:
         return matmat(np.asarray(x).reshape(-1, 1)).ravel()
 
     return LinearOperator((n, n), matvec=matvec, matmat=matmat, dtype=np.float64)
+
+
+def _start_vector(n: int, seed: int) -> np.ndarray:
+    """ARPACK's seeded starting vector, uniform in [-1, 1]^n."""
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, n)
 
 
 def _lanczos_basis(n: int, n_components: int, minimum: int = LANCZOS_MIN_NCV) -> int:
@@ -242,7 +247,7 @@ def _arpack_smallest(
     S, n_components: int, trivial: np.ndarray, tol: float, seed: int, maxiter: int | None = None
 ):
     n = S.shape[0]
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    v0 = _start_vector(n, seed)
     ncv = _lanczos_basis(n, n_components)
     with RowBlockProduct(S) as product:
         operator = _deflated_operator(S, trivial, product)
@@ -328,9 +333,9 @@ def _filtered_smallest(S, n_components: int, trivial: np.ndarray, tol: float, se
     with RowBlockProduct(S) as product:
         apply = _projected(product, trivial)
         nodes, weights, top = lanczos_quadrature(apply, trivial, COUNT_PROBES, COUNT_STEPS, seed)
-        top = 1.01 * top + 1e-12 * abs(top)  # a margin above the estimate of λ_max
+        top += 0.01 * abs(top)  # a margin above the estimate of λ_max, whatever its sign
         cut = count_cut(nodes, weights, 2 * k + 10)  # about twice the wanted count below it
-        v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+        v0 = _start_vector(n, seed)
         for _ in range(FILTER_RETRIES):
             if not cut < top:
                 return None
@@ -413,7 +418,7 @@ def _shift_invert_smallest(
         return z - AiU @ (core @ (U.T @ z))
 
     operator = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    v0 = _start_vector(n, seed)
     ncv = _lanczos_basis(n, n_components, SHIFT_INVERT_MIN_NCV)
     values, vectors = eigsh(operator, k=n_components, which="LA", tol=tol, v0=v0, ncv=ncv)
     return sigma + 1.0 / values, vectors
@@ -425,7 +430,7 @@ def _smallest_eigenvalue_estimate(S, seed: int, bound: float | None) -> float:
     Gershgorin bound is loose (-56.8 against λ_min = -13.1 on the bench's 10^5-point TDL matrix)
     and a far shift converges 4x slower."""
     n = S.shape[0]
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
+    v0 = _start_vector(n, seed)
     try:
         theta = float(eigsh(sp.csr_matrix(S), k=1, which="SA", tol=1e-6, v0=v0)[0][0])
     except ArpackNoConvergence:
@@ -526,7 +531,7 @@ def _solve(S, n_components, trivial, solver, tol, seed, lower):
         found = _filtered_smallest(S, n_components, trivial, tol, seed)
         if found is not None:
             return *found, solver
-        solver = "arpack"  # no cut was found above the wanted eigenvalues: plain Lanczos
+        solver = "arpack"  # no cut proved above the wanted eigenvalues, or no convergence
     try:
         values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed)
     except ArpackNoConvergence:
