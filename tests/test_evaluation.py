@@ -70,9 +70,9 @@ class MajorityClassifier(BaseEstimator):
         return np.full(len(X), self.label_)
 
 
-def fake_spec(key, **kw) -> MethodSpec:
+def fake_spec(key, tags=(), **kw) -> MethodSpec:
     params = [Param("shift", "Shift", "float", 0.0, low=-10, high=10)]
-    options = {"needs_labels": True}
+    options = {"tags": set(tags)}
     options.update(kw)
     factory = options.pop("factory", CountingIdentity)
     if factory is CountingIdentity and "fail_on" in options:
@@ -93,14 +93,14 @@ def fakes(monkeypatch):
     CALLS["fit"].clear()
     specs = {
         "fake_inductive": fake_spec("fake_inductive"),
-        "fake_transductive": fake_spec("fake_transductive", transductive=True),
-        "fake_no_oos": fake_spec("fake_no_oos", transductive=True, out_of_sample=False),
+        "fake_transductive": fake_spec("fake_transductive", tags={"transductive", "out_of_sample"}),
+        "fake_no_oos": fake_spec("fake_no_oos", tags={"transductive"}),
         "fake_value_error": fake_spec("fake_value_error", fail_on="value"),
         "fake_runtime_error": fake_spec("fake_runtime_error", fail_on="runtime"),
         "fake_type_error": fake_spec("fake_type_error", fail_on="type"),
-        "fake_image": fake_spec("fake_image", input="image"),
+        "fake_image": fake_spec("fake_image", tags={"needs_images"}),
         "fake_classifier": fake_spec(
-            "fake_classifier", factory=MajorityClassifier, output="classifier"
+            "fake_classifier", factory=MajorityClassifier, tags={"classifier"}
         ),
     }
     for key, spec in specs.items():

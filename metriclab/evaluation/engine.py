@@ -176,9 +176,18 @@ def _as_methods(methods) -> list[tuple[str, dict]]:
     for key, _ in pairs:
         if key not in REGISTRY:
             raise ValueError(f"unknown method {key!r}; known: {', '.join(sorted(REGISTRY))}")
-    if not any(key == "euclidean" for key, _ in pairs):
-        pairs.insert(0, ("euclidean", {}))
+    baseline = input_space_key()
+    if baseline is not None and not any(key == baseline for key, _ in pairs):
+        pairs.insert(0, (baseline, {}))
     return pairs
+
+
+def input_space_key() -> str | None:
+    """The key of the Euclidean baseline that every comparison adds (the "input_space" tag)."""
+    from metriclab.methods import input_space
+
+    spec = input_space()
+    return None if spec is None else spec.key
 
 
 def _dataset_identity(ds) -> dict:
@@ -192,7 +201,7 @@ def _default_sizes(datasets, specs, protocol, fraction, n_train, per_class) -> d
         raise ValueError("give at most one of fraction, n_train or per_class")
     if fraction is not None or n_train is not None or per_class is not None:
         return {"fraction": fraction, "n_train": n_train, "per_class": per_class}
-    learned = [s for s in specs if s.key != "euclidean"]
+    learned = [s for s in specs if not s.has("input_space")]
     transductive_only = protocol == "transductive" or (
         protocol == "auto" and learned and all(s.transductive for s in learned)
     )

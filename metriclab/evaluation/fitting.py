@@ -1,5 +1,5 @@
 """`fit_split`: the one way to fit a method on a split under a protocol, used by `compare`, the
-app's pages (`metriclab.ui.compute`) and the tests.
+app's pages (`metriclab.ui.shared.compute`) and the tests.
 
 It builds the estimator from its registry entry (the image shape added for image methods), scales
 the features (`metriclab.preprocess.scaler_fit_rows` says on which rows the scaler is fitted),

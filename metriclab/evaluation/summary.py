@@ -39,9 +39,14 @@ def paired_test(differences: np.ndarray) -> float:
     return p if math.isfinite(p) else math.nan
 
 
-def summarize(results: pd.DataFrame, baseline: str = "euclidean") -> pd.DataFrame:
+def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     """Per data set × method: mean ± std accuracy over the splits, mean fit time, the paired
-    difference against the baseline on the same splits (mean, wins/ties/losses, Wilcoxon p)."""
+    difference against the baseline on the same splits (mean, wins/ties/losses, Wilcoxon p).
+    `baseline` is a method key; None is the Euclidean input space every comparison adds."""
+    if baseline is None:
+        from metriclab.evaluation.engine import input_space_key
+
+        baseline = input_space_key()
     missing = {"dataset", "method", "split", "accuracy", "status"} - set(results.columns)
     if missing:
         raise ValueError(f"results lack the column(s) {sorted(missing)}; pass compare()'s output")

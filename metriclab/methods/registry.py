@@ -1,32 +1,71 @@
-"""Method registry: one `MethodSpec` per method, with `Param` specs that the app turns into widgets.
+"""Method registry: one `MethodSpec` per method, the one declaration of it.
 
-A method is added by writing its estimator and appending a `MethodSpec` to the `SPECS` list of its
-family in `metriclab.methods.specs` (baselines, spectral, zhang, mahalanobis, kpca_trick,
-tangent). The pages, the CLI and the fuzz tests read
-`REGISTRY` and need no further edits.
+A method is added by writing its estimator and one `MethodSpec` (in a `SPECS` list of a family
+module in `metriclab.methods.specs`, or from anywhere with `metriclab.methods.register`). The spec
+holds everything else there is to know about the method, written once:
+
+- its parameters (`metriclab.params.Param`: type, valid range, slider range and scale, default,
+  label, help), from which come the estimator's own parameter checks at fit
+  (`metriclab.methods.checks.check_params`), the app's sliders, the link clamp and the parameter
+  tables of the docs;
+- its capabilities as tags (`CAPABILITIES`), which the app, the evaluation engine and the code
+  snippets ask instead of naming methods: a new Mahalanobis learner gets the balls overlay, its
+  output dimension capped at the number of features and a place in every list by its tags alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from metriclab.params import Param
 
+CAPABILITIES = {
+    "transductive": "embeds the points it is fitted on (y == -1 marks the unlabeled ones, "
+    "`embedding_`); without this tag a method is inductive (fit on labeled points, `transform`)",
+    "out_of_sample": "a transductive method that also maps new points (`transform`)",
+    "unsupervised": "uses no labels",
+    "classifier": "predicts labels (fit / predict) and gives no embedding",
+    "needs_images": "needs a data set with `image_shape`, given to the factory as `image_shape`",
+    "linear_map": "a linear map of the features: its output dimension is at most their number",
+    "mahalanobis": "learns a Mahalanobis metric M = LᵀL (`get_mahalanobis_matrix`): balls of the "
+    "metric are exact ellipses",
+    "kernelised": "a linear learner on kernel-PCA coordinates (`kpca_transform`): its metric is "
+    "not linear in the input",
+    "learning_frames": "records its iterates (`record_iterates=True`, `iterates_`) to watch it learn",
+    "impostors": "has target neighbours and impostors (`target_neighbors_`) to draw",
+    "dissimilarity": "learns a dissimilarity between points (`dissimilarity_`)",
+    "graph": "builds a neighbourhood graph on all points (`affinity_`) to draw",
+    "input_space": "the input space itself: the Euclidean baseline every comparison shows",
+    "projection": "the unsupervised linear map to `n_components` dimensions: the same-dimension "
+    "baseline of a learned embedding",
+}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The 'what am I looking at' of a method family: a paragraph and the paper's formulas."""
+
+    text: str
+    latex: tuple[str, ...] = ()
+
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """What the app, the CLI and the tests need to know about one method.
+    """What the app, the CLI, the docs and the tests need to know about one method.
 
     factory(**params) builds an unfitted estimator. Conventions of the estimator:
-    - transductive methods: fit(X_all, y) with y == -1 on unlabeled points; `embedding_` holds
-      the embedding of all points (and `transform` maps new points when out_of_sample).
+    - transductive methods (tag "transductive"): fit(X_all, y) with y == -1 on unlabeled points;
+      `embedding_` holds the embedding of all points (`transform` maps new points with the tag
+      "out_of_sample").
     - inductive methods: fit(X_labeled, y_labeled); transform(X) maps any points.
-    - classifiers (output == "classifier", e.g. tangent-distance k-NN): fit(X_labeled, y_labeled),
+    - classifiers (tag "classifier", e.g. tangent-distance k-NN): fit(X_labeled, y_labeled),
       predict(X); they have no embedding.
-    - image methods (input == "image") need a data set with `image_shape` and receive it as the
+    - image methods (tag "needs_images") need a data set with `image_shape` and receive it as the
       `image_shape` keyword of the factory.
+    `estimator` is the class the factory builds (its `fit` checks its parameters against the
+    Params declared here); `baseline` is the key of the method shown beside this one.
     """
 
     key: str
@@ -35,16 +74,62 @@ class MethodSpec:
     params: Sequence[Param]
     factory: Callable[..., Any]
     family: str = "baseline"
-    needs_labels: bool = True
-    transductive: bool = False
-    out_of_sample: bool = True
-    gives_dissimilarity: bool = False
-    input: str = "vector"  # "vector" or "image"
-    # "embedding" (fit/transform or embedding_) or "classifier" (fit/predict)
-    output: str = "embedding"
-    baseline: str | None = "euclidean"  # key of the method shown beside this one
+    tags: frozenset[str] = frozenset()
+    baseline: str | None = "euclidean"
     description: str = ""
-    tags: tuple = field(default_factory=tuple)
+    explanation: Explanation | None = None
+    loss_name: str = "loss"  # the loss curve's name when the method records its iterations
+    learning_note: str = ""  # a sentence about how this method's loss moves, for that view
+    estimator: type | None = None
+    hidden: Sequence[Param] = field(default_factory=tuple)  # checked at fit, not shown as sliders
+
+    def __post_init__(self):
+        tags = frozenset(self.tags)
+        unknown = sorted(tags - set(CAPABILITIES))
+        if unknown:
+            raise ValueError(f"{self.key}: unknown tag(s) {unknown}; known: {sorted(CAPABILITIES)}")
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "params", tuple(self.params))
+        object.__setattr__(self, "hidden", tuple(self.hidden))
+        names = [p.name for p in (*self.params, *self.hidden)]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.key}: a parameter is declared twice in {names}")
+
+    # -- capabilities --------------------------------------------------------------------------
+
+    def has(self, *tags: str) -> bool:
+        """Whether the method has every one of `tags`."""
+        for tag in tags:
+            if tag not in CAPABILITIES:
+                raise ValueError(f"unknown tag {tag!r}; known: {sorted(CAPABILITIES)}")
+        return set(tags) <= self.tags
+
+    @property
+    def transductive(self) -> bool:
+        return "transductive" in self.tags
+
+    @property
+    def needs_labels(self) -> bool:
+        return "unsupervised" not in self.tags
+
+    @property
+    def out_of_sample(self) -> bool:
+        """Whether new points can be mapped (every inductive method; tagged transductive ones)."""
+        return not self.transductive or "out_of_sample" in self.tags
+
+    @property
+    def gives_dissimilarity(self) -> bool:
+        return "dissimilarity" in self.tags
+
+    @property
+    def input(self) -> str:
+        return "image" if "needs_images" in self.tags else "vector"
+
+    @property
+    def output(self) -> str:
+        return "classifier" if "classifier" in self.tags else "embedding"
+
+    # -- parameters ----------------------------------------------------------------------------
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -72,3 +157,8 @@ class MethodSpec:
     def make(self, **params: Any) -> Any:
         """An unfitted estimator with validated parameters."""
         return self.factory(**self.resolve(**params))
+
+
+def with_tags(specs: Iterable[MethodSpec], *tags: str, without: Sequence[str] = ()) -> list:
+    """The specs that have every one of `tags` and none of `without`, in registry order."""
+    return [s for s in specs if s.has(*tags) and not any(s.has(t) for t in without)]

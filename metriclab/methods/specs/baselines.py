@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from metriclab.methods.baselines import PCA, EuclideanIdentity
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.params import Param
+
+EXPLANATION = Explanation(
+    "**Baselines.** The Euclidean input space (no learning) and PCA (unsupervised). The score is "
+    "1-NN on the unlabeled points with the labeled points as reference.",
+    (r"d(x,x') = \|x - x'\|_2",),
+)
 
 SPECS = [
     MethodSpec(
@@ -13,7 +19,9 @@ SPECS = [
         paper="baseline",
         params=[],
         factory=EuclideanIdentity,
-        needs_labels=False,
+        estimator=EuclideanIdentity,
+        tags={"unsupervised", "input_space"},
+        explanation=EXPLANATION,
         baseline=None,
         description="No learning: distances in the input space. The 1-NN baseline of every paper.",
     ),
@@ -33,7 +41,9 @@ SPECS = [
             ),
         ],
         factory=PCA,
-        needs_labels=False,
+        estimator=PCA,
+        tags={"unsupervised", "projection", "linear_map"},
+        explanation=EXPLANATION,
         description="Principal component analysis: the unsupervised linear baseline.",
     ),
 ]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from metriclab.methods.kpca_trick import LEARNERS, WEIGHTINGS, KernelPCATrick
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
+from metriclab.methods.specs.mahalanobis import LMNN_LOSS, LMNN_NOTE, NCA_LOSS
 from metriclab.params import Param
 
 
@@ -72,6 +73,23 @@ _DESCRIPTIONS = {
     "unlike the kernel-trick form of Eq. 17).",
 }
 
+EXPLANATION = Explanation(
+    "**The KPCA trick (Chatpatanasiri et al. 2009).** Kernel PCA maps the data to coordinates "
+    "in feature space; any linear Mahalanobis learner (NCA, LMNN, DNE) then runs there, giving "
+    "its kernel version without rewriting the learner. The kernel may be chosen by alignment.",
+    (
+        r"\varphi(x) \mapsto \big(\langle v_1, \varphi(x)\rangle, \dots, \langle v_m, "
+        r"\varphi(x)\rangle\big),\quad d(x,x') = \|L(\psi(x)-\psi(x'))\|",
+    ),
+)
+# What each learner adds on kernel-PCA coordinates: its tags, and its loss for the learning view.
+_LEARNER_TAGS = {"nca": {"learning_frames"}, "lmnn": {"learning_frames"}, "dne": set()}
+_LOSSES = {
+    "nca": NCA_LOSS + " on kernel-PCA coordinates",
+    "lmnn": LMNN_LOSS + " on kernel-PCA coordinates",
+    "dne": "loss",
+}
+
 SPECS = [
     MethodSpec(
         key=f"k{learner}",
@@ -80,10 +98,12 @@ SPECS = [
         params=[_WIDTH, _WEIGHTING, _N_COMPONENTS, _KPCA_COMPONENTS]
         + ([_K] if learner != "nca" else []),
         factory=_factory(learner),
+        estimator=KernelPCATrick,
         family="kpca_trick",
-        needs_labels=True,
-        transductive=False,
-        out_of_sample=True,
+        tags={"kernelised", *_LEARNER_TAGS[learner]},
+        explanation=EXPLANATION,
+        loss_name=_LOSSES[learner],
+        learning_note=LMNN_NOTE.replace("LMNN's", "KLMNN's") if learner == "lmnn" else "",
         baseline=learner,
         description=_DESCRIPTIONS[learner]
         + " Kernel: one Gaussian, or the paper's 21 scaled RBF kernels summed or weighted by "

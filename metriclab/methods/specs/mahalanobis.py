@@ -5,7 +5,7 @@ and help.
 from __future__ import annotations
 
 from metriclab.methods.mahalanobis import DNE, LMNN, NCA
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.params import Param
 
 _N_COMPONENTS = Param(
@@ -27,6 +27,17 @@ _K = Param(
     help="Same-class target neighbours per point (clipped to the class size − 1).",
 )
 
+EXPLANATION = Explanation(
+    "**Mahalanobis metric learning.** A linear map L is learned from the labeled points so that "
+    "the distance d_M below puts same-class neighbours close (NCA: expected leave-one-out "
+    "accuracy; LMNN: large margin against impostors; DNE: one eigenproblem). The picture shows "
+    "L x for all points; the baseline is the Euclidean input space.",
+    (r"d_M(x,x')^2 = (x-x')^\top L^\top L\,(x-x')",),
+)
+NCA_LOSS = "NCA loss −Σᵢ pᵢ (Eq. 3)"
+LMNN_LOSS = "LMNN loss (1 − μ)·pull + μ·push"
+LMNN_NOTE = "LMNN's loss can step up where its impostor set is recomputed (new impostors enter)."
+
 SPECS = [
     MethodSpec(
         key="nca",
@@ -46,9 +57,11 @@ SPECS = [
             ),
         ],
         factory=NCA,
+        estimator=NCA,
         family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
+        tags={"linear_map", "mahalanobis", "learning_frames"},
+        explanation=EXPLANATION,
+        loss_name=NCA_LOSS,
         baseline="euclidean",
         description="Neighbourhood Components Analysis: a linear map maximising the expected "
         "leave-one-out accuracy of a soft nearest-neighbour rule (Goldberger et al. 2005).",
@@ -82,9 +95,12 @@ SPECS = [
             ),
         ],
         factory=LMNN,
+        estimator=LMNN,
         family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
+        tags={"linear_map", "mahalanobis", "learning_frames", "impostors"},
+        explanation=EXPLANATION,
+        loss_name=LMNN_LOSS,
+        learning_note=LMNN_NOTE,
         baseline="euclidean",
         description="Large Margin Nearest Neighbor: pulls k same-class target neighbours close and "
         "pushes other-class impostors out of a unit margin (Weinberger et al. 2006).",
@@ -95,9 +111,10 @@ SPECS = [
         paper="chatpatanasiri-2009",
         params=[_N_COMPONENTS, _K],
         factory=DNE,
+        estimator=DNE,
         family="mahalanobis",
-        needs_labels=True,
-        transductive=False,
+        tags={"linear_map", "mahalanobis"},
+        explanation=EXPLANATION,
         baseline="euclidean",
         description="Discriminant Neighbourhood Embedding: an orthonormal projection that squeezes "
         "same-class neighbours and spreads other-class neighbours, by one eigenproblem "

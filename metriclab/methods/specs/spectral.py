@@ -4,7 +4,7 @@ and help."""
 from __future__ import annotations
 
 from metriclab.graphs import GRAPH_KINDS, LAPLACIAN_KINDS
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.spectral import COST_SCALES, PAPER, TDL, LaplacianEigenmaps
 from metriclab.params import Param
 
@@ -60,6 +60,25 @@ def _graph_params() -> list[Param]:
     ]
 
 
+EXPLANATION = Explanation(
+    "**Transductive distance learning (Li, Yang & Wang 2007).** Every point, labeled or not, gets "
+    "coordinates X. Labeled pairs enter a cost C (same class close, other classes far, among k "
+    "labeled neighbours); a graph Laplacian P penalises coordinates that vary along the data's "
+    "neighbourhood graph. The embedding is the eigenvectors of the smallest eigenvalues of "
+    "C′ + λP′ (the trivial constant one removed); λ trades labels against smoothness. "
+    "What λ is weighed against depends on the Laplacian: the default D − W scales with the "
+    "graph's heat weights exp(−d²/t), so the same λ is a weak penalty where neighbours are "
+    "far apart against t (UCI features in [0, 1], t = 0.25: the paper's λ = 1024) and a strong "
+    "one on dense 2-D data (weights near 1); the symmetric I − D^-½WD^-½ is scale-free "
+    "(eigenvalues in [0, 2]), which is the setting of the paper's two-moons figure (λ = 16). "
+    "Laplacian Eigenmaps is the case C = 0. Diamonds are labeled points; the score is 1-NN "
+    "on the unlabeled points with the labeled ones as reference.",
+    (
+        r"\min_X \operatorname{Tr}\!\Big(X^\top \big(\textstyle\sum_i C'_i + \lambda P'\big) X\Big)"
+        r"\quad \text{s.t. } X^\top E X = 0,\ \operatorname{Tr}(X^\top X)=1 \qquad (3)",
+    ),
+)
+
 SPECS = [
     MethodSpec(
         key="tdl",
@@ -98,10 +117,10 @@ SPECS = [
             ),
         ],
         factory=TDL,
+        estimator=TDL,
         family="spectral",
-        needs_labels=True,
-        transductive=True,
-        out_of_sample=True,
+        tags={"transductive", "out_of_sample", "graph"},
+        explanation=EXPLANATION,
         baseline="le",
         description="Smallest eigenvectors of C' + λL: a label cost pulling same-class neighbours "
         "together and pushing other-class ones apart, regularised by a graph Laplacian on all "
@@ -113,10 +132,10 @@ SPECS = [
         paper=PAPER,
         params=_graph_params(),
         factory=LaplacianEigenmaps,
+        estimator=LaplacianEigenmaps,
         family="spectral",
-        needs_labels=False,
-        transductive=True,
-        out_of_sample=True,
+        tags={"transductive", "out_of_sample", "unsupervised", "graph"},
+        explanation=EXPLANATION,
         baseline="euclidean",
         description="Smallest non-trivial eigenvectors of the graph Laplacian (Belkin & Niyogi "
         "2003): TDL with no label cost.",

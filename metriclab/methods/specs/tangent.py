@@ -4,10 +4,17 @@ help; image methods receive the data set's `image_shape` from the factory.
 
 from __future__ import annotations
 
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.tangent import DEFAULT_SIGMA, TangentDistanceKNN, TangentMetricKNN
 from metriclab.params import Param
 
+EXPLANATION = Explanation(
+    "**Tangent distance (Simard et al.; Mody 2009).** An image may move along its tangent "
+    "vectors (shift, scale, rotate, shear, thickness) at no cost; the distance is the shortest "
+    "distance between the two tangent planes. The picture shows the data's PCA view coloured by "
+    "the classifier's predictions; diamonds are the labeled (training) images.",
+    (r"d_T(x,y) = \min_{\alpha,\beta} \|x + T_x\alpha - y - T_y\beta\|",),
+)
 _TRANSFORM_CHOICES = ("affine6", "all7", "translation")
 
 
@@ -79,9 +86,9 @@ SPECS = [
         params=_common_params(),
         factory=_make_tangent_knn,
         family="tangent",
-        transductive=False,
-        input="image",
-        output="classifier",
+        tags={"needs_images", "classifier"},
+        explanation=EXPLANATION,
+        estimator=TangentDistanceKNN,
         baseline="euclidean",
         description="k-NN with the tangent distance (Simard et al.): images may shift, scale, "
         "rotate and shear slightly at no cost; Euclidean pre-filter, then batched least squares.",
@@ -122,9 +129,9 @@ SPECS = [
         ],
         factory=_make_tangent_lmnn,
         family="tangent",
-        transductive=False,
-        input="image",
-        output="classifier",
+        tags={"needs_images", "classifier", "mahalanobis"},
+        explanation=EXPLANATION,
+        estimator=TangentMetricKNN,
         baseline="tangent_knn",
         description="The thesis' method: LMNN trained on shortest tangent vectors between "
         "neighbouring training images; classify by the learned metric on the shortest tangent vector.",
@@ -147,9 +154,9 @@ SPECS = [
         ],
         factory=_make_tangent_whiten,
         family="tangent",
-        transductive=False,
-        input="image",
-        output="classifier",
+        tags={"needs_images", "classifier", "mahalanobis"},
+        explanation=EXPLANATION,
+        estimator=TangentMetricKNN,
         baseline="tangent_knn",
         description="Mahalanobis metric M = Σ⁻¹ of same-class shortest tangent vectors (shrunk "
         "towards the identity), applied to the shortest tangent vector.",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metriclab.kernels import COMBINATIONS
-from metriclab.methods.registry import MethodSpec
+from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.zhang import (
     BASES,
     DISSIMILARITY_CHOICES,
@@ -11,6 +11,18 @@ from metriclab.methods.zhang import (
     DiscriminantKernelMDS,
 )
 from metriclab.params import Param
+
+EXPLANATION = Explanation(
+    "**Discriminant kernels and MDS (Zhang 2003).** A base kernel on the inputs is combined with "
+    "the label kernel δ(t, t′) (tensor product or direct sum), giving a dissimilarity between "
+    "labeled points; classical MDS turns it into Euclidean coordinates, and an RBF expansion "
+    "fitted by iterative majorization maps the unlabeled points.",
+    (
+        r"k((x,t),(x',t')) = k_1(x,x')\,\delta(t,t') \quad\text{or}\quad \alpha_1 k_1(x,x') "
+        r"+ \alpha_2 \delta(t,t')",
+        r"\delta^2(i,j) = k_{ii} + k_{jj} - 2k_{ij}",
+    ),
+)
 
 SPECS = [
     MethodSpec(
@@ -120,10 +132,9 @@ SPECS = [
             ),
         ],
         factory=DiscriminantKernelMDS,
-        needs_labels=True,
-        transductive=False,
-        out_of_sample=True,
-        gives_dissimilarity=True,
+        estimator=DiscriminantKernelMDS,
+        tags={"dissimilarity"},
+        explanation=EXPLANATION,
         description="Discriminant kernels on (input, label) pairs give Euclidean, Fisher-separable "
         "dissimilarities; classical MDS embeds the labelled points and an RBF expansion fitted by "
         "iterative majorization maps new points.",
