@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metriclab.ui import presentation
+from metriclab.ui.shared import presentation
 
 st.set_page_config(page_title="metriclab", page_icon=":material/straighten:", layout="wide")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from metriclab.methods import REGISTRY  # noqa: E402
-from metriclab.ui.server import (  # noqa: E402
+from metriclab.ui.dev.server import (  # noqa: E402
     CHROMIUM_ARGS,
     find_chromium,
     free_port,
@@ -31,7 +31,7 @@ from metriclab.ui.server import (  # noqa: E402
     stop_app,
     wait_idle,
 )
-from metriclab.ui.widgets import param_options  # noqa: E402
+from metriclab.ui.shared.widgets import param_options  # noqa: E402
 
 # The slider moved for each method: one whose every step changes the embedding.
 SLIDER = {"tdl": "lam", "le": "n_neighbors", "nca": "n_components", "zhang_mds": "alpha1"}

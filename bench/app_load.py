@@ -48,14 +48,14 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from metriclab.methods import REGISTRY  # noqa: E402
-from metriclab.ui.server import (  # noqa: E402
+from metriclab.ui.dev.server import (  # noqa: E402
     CHROMIUM_ARGS,
     find_chromium,
     free_port,
     start_app,
     stop_app,
 )
-from metriclab.ui.widgets import format_value, param_options  # noqa: E402
+from metriclab.ui.shared.widgets import format_value, param_options  # noqa: E402
 
 MAX_CLIENTS = 60
 MAX_SECONDS = 900

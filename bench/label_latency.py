@@ -34,7 +34,7 @@ from bench.app_latency import (  # noqa: E402
     server_times,
 )
 from metriclab.methods import REGISTRY  # noqa: E402
-from metriclab.ui.server import (  # noqa: E402
+from metriclab.ui.dev.server import (  # noqa: E402
     CHROMIUM_ARGS,
     find_chromium,
     free_port,

@@ -3,21 +3,23 @@
 import streamlit as st
 
 from metriclab.methods import REGISTRY
-from metriclab.ui import presentation
-from metriclab.ui.code_snippets import compare_snippet, session_sets, show_code
-from metriclab.ui.comparing import (
+from metriclab.ui.compare import (
     PROTOCOLS,
+    ComparisonRequest,
     comparison_figures,
     figure_html,
     run_comparison,
     summary_table,
 )
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import dataset_choices, dataset_label, explainer
-from metriclab.ui.preprocessing import scaling_notes, scaling_picker_many
-from metriclab.ui.router import ensure_router
-from metriclab.ui.state import form_is_ready, mark_form_drawn, publish, seed_from_url
-from metriclab.ui.widgets import display_table
+from metriclab.ui.embed.presets import page_default
+from metriclab.ui.shared import presentation
+from metriclab.ui.shared.code_snippets import compare_snippet, session_sets, show_code
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.pickers import dataset_choices, dataset_label, explainer
+from metriclab.ui.shared.preprocessing import scaling_notes, scaling_picker_many
+from metriclab.ui.shared.router import ensure_router
+from metriclab.ui.shared.state import form_is_ready, mark_form_drawn, publish, seed_from_url
+from metriclab.ui.shared.widgets import display_table
 
 ensure_router()
 st.title("Compare")
@@ -36,8 +38,8 @@ explainer(
 
 available = dataset_choices(include_uploads=True)
 default_sets = [n for n in ("iris", "wine") if n in available] or available[:1]
-default_methods = [m for m in ("pca", "nca", "zhang_mds", "tdl", "le") if m in REGISTRY][:3]
-vector_methods = [k for k, s in REGISTRY.items() if k != "euclidean"]
+vector_methods = [k for k, s in REGISTRY.items() if not s.has("input_space")]
+default_methods = page_default("compare", 3, accept=lambda s: not s.has("input_space"))
 
 # Run is enabled only once this form has been drawn with its values in the session: on a session's
 # first run (or on coming back from another page, which drops the form's values) the button is
@@ -51,7 +53,7 @@ with st.form("compare_form"):
     # submitted empty data sets and methods, 1 split and 5 % (seen in the two-session test).
     seed_from_url("cds", default_sets, options=available)
     seed_from_url("cm", default_methods, options=vector_methods)
-    seed_from_url("splits", 5, low=1, high=30)
+    seed_from_url("splits", 5, bounds=(1, 30))
     seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
     seed_from_url("protocol", "auto", options=list(PROTOCOLS))
     state = st.session_state
@@ -85,16 +87,8 @@ with st.form("compare_form"):
     submitted = st.form_submit_button("Run", type="primary", disabled=not form_ready)
 mark_form_drawn("compare", rerun=not form_ready)
 
-publish(
-    {
-        "cds": sets,
-        "cm": methods,
-        "splits": n_splits,
-        "cfrac": fraction,
-        "protocol": protocol,
-        "cpp": scaling,
-    }
-)
+comparison = ComparisonRequest(sets, methods, n_splits, fraction, protocol, scaling)
+publish(comparison.link())
 
 if submitted:
     if not sets or not methods:
@@ -105,23 +99,13 @@ if submitted:
         def progress(done, total, message):
             bar.progress(min(1.0, done / max(total, 1)), text=f"{done}/{total} · {message}")
 
-        results = guarded(
-            run_comparison,
-            tuple(sets),
-            tuple(methods),
-            n_splits,
-            fraction,
-            protocol,
-            progress=progress,
-            context="comparison",
-            preprocess=scaling,
-        )
+        results = guarded(run_comparison, comparison, progress=progress, context="comparison")
         bar.empty()
         if results is not None:
             st.session_state["_compare_results"] = results
             st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
-            code = (sets, methods, n_splits, fraction, protocol, scaling, session_sets(sets))
-            st.session_state["_compare_code"] = compare_snippet(*code)
+            code = compare_snippet(comparison, session_sets(sets))
+            st.session_state["_compare_code"] = code
 
 results = st.session_state.get("_compare_results")
 if results is None:

@@ -4,12 +4,13 @@ import numpy as np
 import streamlit as st
 
 from metriclab import plots
-from metriclab.ui import cache
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import dataset_picker, explainer, url_values
-from metriclab.ui.router import ensure_router
-from metriclab.ui.state import publish
-from metriclab.ui.uploads import share_controls, upload_box
+from metriclab.datasets.sampling import subsample_indices
+from metriclab.ui.data import share_controls, upload_box
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.pickers import dataset_picker, explainer, url_values
+from metriclab.ui.shared.router import ensure_router
+from metriclab.ui.shared.session_data import dataset
+from metriclab.ui.shared.state import publish
 
 ensure_router()
 st.title("Data")
@@ -32,7 +33,7 @@ with st.sidebar:
 name, params = dataset_picker(picker_box)
 publish(url_values(["ds", *[f"d.{name}.{p}" for p in params]]), prune=("d.",))
 
-ds = guarded(cache.dataset, name, cache.params_key(params), context=name)
+ds = guarded(dataset, name, tuple(sorted(params.items())), context=name)
 if ds is None:
     st.stop()
 
@@ -52,7 +53,7 @@ left, right = st.columns([2, 1])
 with right:
     st.plotly_chart(plots.class_counts_bar(ds.class_counts()), key="counts")
 with left:
-    show = cache.compute.subsample_indices(ds.y, 3000, seed=0)
+    show = subsample_indices(ds.y, 3000, seed=0)
     Z = plots.pca_2d(ds.X[show])
     fig = plots.embedding_scatter(
         Z,
@@ -64,7 +65,7 @@ with left:
         index=show,
         marker_size=6,
     )
-    st.plotly_chart(fig, key="pca")
+    st.plotly_chart(fig, key="pca_scatter")
 
 if ds.image_shape is not None:
     rng = np.random.default_rng(0)

@@ -6,13 +6,22 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, code_snippets, compute
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import dataset_picker, explainer, labels_picker, method_picker, url_values
-from metriclab.ui.preprocessing import scaling_note, scaling_picker
-from metriclab.ui.router import ensure_router
-from metriclab.ui.state import publish
-from metriclab.ui.widgets import param_widget
+from metriclab.ui.embed.presets import page_default
+from metriclab.ui.shared import cache, code_snippets, compute
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
+from metriclab.ui.shared.pickers import (
+    dataset_picker,
+    explainer,
+    labels_picker,
+    method_picker,
+    url_values,
+)
+from metriclab.ui.shared.preprocessing import scaling_note, scaling_picker
+from metriclab.ui.shared.router import ensure_router
+from metriclab.ui.shared.session_data import dataset
+from metriclab.ui.shared.state import publish
+from metriclab.ui.shared.widgets import param_widget
 
 MATRIX_POINTS = 400  # points fitted here at most (matrices are n×n)
 MATRICES = {
@@ -40,18 +49,26 @@ explainer(
 
 with st.sidebar:
     name, data_params = dataset_picker(st.sidebar, default="two_rings")
+
+    def _embeds(spec) -> bool:
+        return spec.output == "embedding" and not spec.has("input_space")
+
     method = method_picker(
         st.sidebar,
         key="dmethod",
-        default="zhang_mds",
-        accept=lambda s: s.output == "embedding" and s.key != "euclidean",
+        default=page_default("dissimilarity", accept=_embeds)[0],
+        accept=_embeds,
     )
     label_mode, label_value, seed = labels_picker(st.sidebar, default_fraction=0.3)
     scaling = scaling_picker(st.sidebar, name)
 
 spec = REGISTRY[method]
-data_key = (name, cache.params_key(data_params), MATRIX_POINTS)
-split_key = (label_mode, label_value, seed)
+base_request = FitRequest(
+    DataRef(name, data_params, MATRIX_POINTS),
+    SplitRef(label_mode, label_value, seed),
+    method,
+    scaling=scaling,
+)
 prefix = f"p.{method}."
 
 
@@ -67,27 +84,18 @@ def matrices_view():
         url_values(keys + [f"d.{name}.{p}" for p in data_params] + [prefix + p for p in params]),
         prune=("p.", "d."),
     )
-    ds_view = guarded(cache.view_data, *data_key, context=name)
+    request = base_request.with_params(**params)
+    ds_view = guarded(cache.view_data, request.data, context=name)
     if ds_view is None:
         return
     ds, _ = ds_view
-    result = guarded(
-        cache.fit,
-        *data_key,
-        method,
-        cache.params_key(params),
-        *split_key,
-        extras=True,
-        context=spec.label,
-        preprocess=scaling,
-    )
+    result = guarded(cache.fit, request, extras=True, context=spec.label)
     if result is None:
         return
     mask = result.mask
     st.caption(scaling_note(ds, scaling, spec, mask))
-    ds_full = cache.dataset(name, cache.params_key(data_params))
-    code = (name, data_params, MATRIX_POINTS, spec, params, *split_key, scaling, ds_full)
-    code_snippets.show_code(code_snippets.dissimilarity_snippet(code_snippets.FitState(*code)))
+    ds_full = dataset(name, request.data.params)
+    code_snippets.show_code(code_snippets.dissimilarity_snippet(request, ds_full))
     shown = [k for k in MATRICES if k in result.extras]
     if not shown:
         st.info(
@@ -95,15 +103,7 @@ def matrices_view():
             "Euclidean distances are shown instead."
         )
     # Badges: Zhang's checks on the dissimilarity (or the input distances as a reference).
-    checks = guarded(
-        cache.dissimilarity_checks,
-        *data_key,
-        method,
-        cache.params_key(params),
-        *split_key,
-        context="checks",
-        preprocess=scaling,
-    )
+    checks = guarded(cache.dissimilarity_checks, request, context="checks")
     if checks is not None:
         gower, fisher = checks.gower, checks.fisher
         c1, c2, c3 = st.columns([1, 1, 2])

@@ -3,10 +3,10 @@ on every page (Embed, Dissimilarity, Compare)."""
 
 import streamlit as st
 
-from metriclab.ui import drawing
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import explainer
-from metriclab.ui.router import ensure_router
+from metriclab.ui import draw as drawing
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.pickers import explainer
+from metriclab.ui.shared.router import ensure_router
 
 ensure_router()
 st.title("Draw your own data")

@@ -3,7 +3,7 @@ page has its own address and a shared link to it reopens the same view)."""
 
 import streamlit as st
 
-from metriclab.ui.router import ensure_router
+from metriclab.ui.shared.router import ensure_router
 
 ensure_router()
 st.title("metriclab")

@@ -5,13 +5,13 @@ import pandas as pd
 import streamlit as st
 
 from metriclab import plots
-from metriclab.ui import cache
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import explainer
-from metriclab.ui.router import ensure_router
-from metriclab.ui.runs import fast_reproduction
-from metriclab.ui.state import publish, seed_from_url
-from metriclab.ui.widgets import display_table
+from metriclab.ui.shared import cache
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.pickers import explainer
+from metriclab.ui.shared.router import ensure_router
+from metriclab.ui.shared.runs import fast_reproduction
+from metriclab.ui.shared.state import publish, seed_from_url
+from metriclab.ui.shared.widgets import display_table
 
 ensure_router()
 st.title("Reproduce")

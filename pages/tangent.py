@@ -7,13 +7,15 @@ import numpy as np
 import streamlit as st
 
 from metriclab import plots
-from metriclab.methods import REGISTRY
+from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS
-from metriclab.ui import cache
-from metriclab.ui.errors import guarded
-from metriclab.ui.pickers import dataset_picker, explainer, url_values
-from metriclab.ui.router import ensure_router
-from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.embed.presets import page_default
+from metriclab.ui.shared import cache
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import DataRef, FitRequest
+from metriclab.ui.shared.pickers import dataset_picker, explainer, url_values
+from metriclab.ui.shared.router import ensure_router
+from metriclab.ui.shared.state import publish, seed_from_url
 
 POOL_SIZES = [500, 1000, 2000, 4000]
 AMOUNTS = {  # display amounts per transformation, in the tangent's own units
@@ -70,8 +72,8 @@ with st.sidebar:
     seed_from_url("two", True)
     two_sided = st.checkbox("Two-sided", key="two")
 
-data_key = (name, (), pool)
-view = guarded(cache.view_data, *data_key, context=name)
+data = DataRef(name, (), pool)
+view = guarded(cache.view_data, data, context=name)
 if view is None:
     st.stop()
 ds, _ = view
@@ -79,12 +81,12 @@ if ds.image_shape is None:
     st.error(f"{name} has no image shape; choose an image data set")
     st.stop()
 # Train/query split of the pool: a fixed, stratified half of each class is the training set.
-mask = cache.split(*data_key, *cache.TANGENT_SPLIT)
+mask = cache.split(data, cache.TANGENT_SPLIT)
 train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
 
 c1, c2 = st.columns([1, 2])
 with c1:
-    seed_from_url("q", 0, low=0, high=query_idx.size - 1)
+    seed_from_url("q", 0, bounds=(0, query_idx.size - 1))
     q = int(
         st.number_input(
             f"Query image (0–{query_idx.size - 1} of the held-out half)",
@@ -106,9 +108,7 @@ with c1:
         key="query",
     )
 amounts = AMOUNTS.get(transform, (-1.0, -0.5, 0.0, 0.5, 1.0))
-pictures = guarded(
-    cache.tangent_pictures, *data_key, q, transform, amounts, context="tangent vectors"
-)
+pictures = guarded(cache.tangent_pictures, data, q, transform, amounts, context="tangent vectors")
 if pictures is not None:
     T, moved = pictures
     with c2:
@@ -139,15 +139,13 @@ if pictures is not None:
         )
 
 found = guarded(
-    cache.tangent_neighbours, *data_key, q, tset, bool(two_sided), context="nearest neighbours"
+    cache.tangent_neighbours, data, q, tset, bool(two_sided), context="nearest neighbours"
 )
 if found is not None:
     cols = st.columns(2)
-    for col, key, title in (
-        (cols[0], "euclidean", "Nearest under the Euclidean distance"),
-        (cols[1], "tangent", "Nearest under the tangent distance"),
-    ):
-        idx, dist = found[key]
+    for col, (key, distance) in zip(cols, enumerate(found), strict=True):
+        title = f"Nearest under the {distance}"
+        idx, dist = found[distance]
         col.plotly_chart(
             plots.image_grid(
                 ds.X[idx],
@@ -162,19 +160,19 @@ if found is not None:
 st.subheader("Error rates on the held-out half")
 if st.button("Compute error rates", type="primary", key="run_errors"):
     rates = {}
+    tangent_params = {"transforms": tset, "two_sided": bool(two_sided)}
     with st.spinner("classifying the held-out images"):
         for method, params in (
-            ("euclidean", ()),
-            ("tangent_knn", cache.params_key({"transforms": tset, "two_sided": bool(two_sided)})),
+            (input_space().key, {}),
+            (page_default("tangent")[0], tangent_params),
         ):
-            result = guarded(
-                cache.fit, *data_key, method, params, *cache.TANGENT_SPLIT, context=method
-            )
+            request = FitRequest(data, cache.TANGENT_SPLIT, method, params)
+            result = guarded(cache.fit, request, context=REGISTRY[method].label)
             if result is not None:
                 rates[method] = 1.0 - result.accuracy
-    st.session_state["_tangent_rates"] = ((data_key, tset, bool(two_sided)), rates)
+    st.session_state["_tangent_rates"] = ((data, tset, bool(two_sided)), rates)
 stored = st.session_state.get("_tangent_rates")
-if stored and stored[0] == (data_key, tset, bool(two_sided)):
+if stored and stored[0] == (data, tset, bool(two_sided)):
     rates = stored[1]
     cols = st.columns(len(rates) or 1)
     for col, (method, rate) in zip(cols, rates.items(), strict=False):

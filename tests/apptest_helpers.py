@@ -32,3 +32,17 @@ def values(v):
             data = data.reshape(shape)
         return data
     return np.asarray(v)
+
+
+def fit_request(name, method, params=(), split=("fraction", 0.1, 0), scaling="none", cap=None):
+    """The app's FitRequest of `method` with `params` on data set `name` (a split given as
+    (mode, value, seed), the feature scaling and the point cap)."""
+    from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
+
+    return FitRequest(DataRef(name, (), cap), SplitRef(*split), method, params, scaling)
+
+
+def split_ref(mode="fraction", value=0.1, seed=0):
+    from metriclab.ui.shared.fit_request import SplitRef
+
+    return SplitRef(mode, value, seed)

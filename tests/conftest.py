@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from metriclab.ui.server import CHROMIUM_ARGS, find_chromium, free_port, start_app, stop_app
+from metriclab.ui.dev.server import CHROMIUM_ARGS, find_chromium, free_port, start_app, stop_app
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from metriclab.methods import REGISTRY
-from metriclab.ui.widgets import param_options
+from metriclab.ui.shared.widgets import param_options
 from tests.apptest_helpers import figures, run_page, values
 
 TIMEOUT = 120
@@ -206,7 +206,7 @@ def test_method_without_numeric_parameters_explains_why_there_is_no_scrub():
 
 
 def test_teaching_presets_set_the_whole_view():
-    from metriclab.ui.presets import available_presets
+    from metriclab.ui.embed.presets import available_presets
 
     presets = available_presets()
     if not presets:

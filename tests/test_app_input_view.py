@@ -5,7 +5,7 @@ panel. Clicks and lassos on the chart are driven in a real browser (test_browser
 import numpy as np
 import pytest
 
-from metriclab.ui.label_codes import decode_labels, encode_labels
+from metriclab.ui.embed.label_codes import decode_labels, encode_labels
 from tests.apptest_helpers import figures, run_page, values
 
 TIMEOUT = 120
@@ -150,7 +150,7 @@ def test_balls_of_the_learned_metric(method):
 
 
 def test_lmnn_neighbourhood_before_and_after_learning():
-    at = run({"method": "lmnn", "ds": "iris", "ov": "lmnn"})
+    at = run({"method": "lmnn", "ds": "iris", "ov": "impostors"})
     assert_clean(at)
     fig = figures(at)[0]
     rings = [t for t in fig["data"] if t.get("name", "").startswith("point ")]
@@ -164,7 +164,7 @@ def test_lmnn_neighbourhood_before_and_after_learning():
     assert n_before >= 1  # the default focus: the point with the most impostors before
     # a point chosen by the link
     other = next(i for i in labeled_points(fig) if i != focus)
-    at = run({"method": "lmnn", "ds": "iris", "ov": "lmnn", "pt": str(other)})
+    at = run({"method": "lmnn", "ds": "iris", "ov": "impostors", "pt": str(other)})
     assert any(t.get("name") == f"point {other}" for t in figures(at)[0]["data"])
 
 
@@ -188,7 +188,7 @@ def test_a_method_without_embedding_says_so():
 def test_presentation_mode_draws_the_panels_large():
     from streamlit.testing.v1 import AppTest
 
-    from metriclab.ui.presentation import CHART_HEIGHT
+    from metriclab.ui.shared.presentation import CHART_HEIGHT
     from tests.apptest_helpers import ROOT
 
     at = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=120)

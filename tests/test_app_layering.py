@@ -1,4 +1,4 @@
-"""Pages only draw: what they show is computed in metriclab.ui.compute (cached in ui.cache), and a
+"""Pages only draw: what they show is computed in metriclab.ui.shared.compute (cached in ui.cache), and a
 computation that fails is reported with its reason, never swallowed."""
 
 import ast
@@ -9,13 +9,23 @@ import pytest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, compute
+from metriclab.ui.shared import cache, compute
+from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 from tests.apptest_helpers import figures, run_page
 
 PAGES = sorted((Path(__file__).resolve().parents[1] / "pages").glob("*.py"))
 # Library layers a page must reach only through metriclab.ui (names in capitals are constants).
 COMPUTING = ("metriclab.preprocess", "metriclab.evaluation", "metriclab.kernels",
              "metriclab.graphs", "metriclab.eigen", "scipy", "sklearn")  # fmt: skip
+
+
+# What a page may ask the registry (lookups by key or tag; no algorithm).
+REGISTRY_QUERIES = ("REGISTRY", "input_space", "projection", "specs_with")
+
+
+def request(name, method):
+    """A FitRequest of `method` at its defaults on all of data set `name` (20 % labelled)."""
+    return FitRequest(DataRef(name), SplitRef("fraction", 0.2), method)
 
 
 def _imports(tree):
@@ -36,7 +46,7 @@ def test_a_page_has_no_cache_of_its_own_and_calls_no_algorithm(path):
     for module, names in _imports(tree):
         assert not module.startswith(COMPUTING), f"{path.name} imports {module}"
         if module.startswith("metriclab.methods"):
-            called = [n for n in names if n != "REGISTRY" and not n.isupper()]
+            called = [n for n in names if n not in REGISTRY_QUERIES and not n.isupper()]
             assert not called and module.count(".") <= 2, f"{path.name} imports {module}"
 
 
@@ -51,10 +61,9 @@ def test_a_page_swallows_no_error(path):
 
 def test_window_map_reports_each_failing_cell_with_its_reason():
     ds = datasets.load("two_moons", n_samples=60)
-    mask = compute.split_mask(ds.y, "fraction", 0.2)
-    out = compute.window_map(
-        ds, REGISTRY["tdl"], REGISTRY["le"], {}, mask, ("lam", [0.1, 1.0]), ("width", [-1.0, 1.0])
-    )
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.2))
+    grid = (("lam", [0.1, 1.0]), ("width", [-1.0, 1.0]))
+    out = compute.window_map(ds, mask, request("two_moons", "tdl"), grid)
     assert np.isnan(out.grid[:, 0]).all() and np.isfinite(out.grid[:, 1]).all()
     assert np.isnan(out.baseline[:, 0]).all() and np.isfinite(out.baseline[:, 1]).all()
     assert out.baseline_label == REGISTRY["le"].label
@@ -65,10 +74,9 @@ def test_window_map_reports_each_failing_cell_with_its_reason():
 
 def test_window_map_without_a_baseline_compares_with_the_grids_median():
     ds = datasets.load("iris")
-    mask = compute.split_mask(ds.y, "fraction", 0.2)
-    out = compute.window_map(
-        ds, REGISTRY["nca"], None, {}, mask, ("n_components", [1, 2]), ("max_iter", [5, 10])
-    )
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.2))
+    grid = (("n_components", [1, 2]), ("max_iter", [5, 10]))
+    out = compute.window_map(ds, mask, request("iris", "nca"), grid, base_spec=None)
     assert out.baseline_label == "the grid's median" and not out.failures
     assert np.allclose(out.baseline, np.median(out.grid))
 
@@ -76,18 +84,18 @@ def test_window_map_without_a_baseline_compares_with_the_grids_median():
 def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(monkeypatch):
     real = compute.fit_view
 
-    def baseline_fails(ds, spec, *args, **kwargs):
-        if spec.key == "le":
+    def baseline_fails(ds, mask, fit_request, *args, **kwargs):
+        if fit_request.method == "le":
             raise ValueError("the graph is disconnected (test)")
-        return real(ds, spec, *args, **kwargs)
+        return real(ds, mask, fit_request, *args, **kwargs)
 
     monkeypatch.setattr(compute, "fit_view", baseline_fails)
-    cache.window.clear()
+    cache._window.clear()
     cache.fit.clear()
     query = {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"}
     at = run_page("embed", {**query, "lab": "per_class", "per": "4"}, timeout=180)
     at.button(key="run_window").click().run()
-    cache.window.clear()
+    cache._window.clear()
     assert not at.exception
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "the graph is disconnected (test)" in errors[0], errors
@@ -97,8 +105,8 @@ def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(m
 
 def test_dissimilarity_checks_fall_back_to_the_labeled_inputs_distances():
     ds = datasets.load("iris")
-    mask = compute.split_mask(ds.y, "fraction", 0.3)
-    result = compute.fit_view(ds, REGISTRY["pca"], {}, mask)
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.3))
+    result = compute.fit_view(ds, mask, request("iris", "pca"))
     checks = compute.dissimilarity_checks(ds, result, "none")
     X = ds.X[mask]
     assert checks.D.shape == (mask.sum(), mask.sum())
@@ -110,8 +118,8 @@ def test_dissimilarity_checks_fall_back_to_the_labeled_inputs_distances():
 
 def test_dissimilarity_checks_use_the_learned_dissimilarity():
     ds = datasets.load("iris")
-    mask = compute.split_mask(ds.y, "fraction", 0.3)
-    result = compute.fit_view(ds, REGISTRY["zhang_mds"], {}, mask)
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.3))
+    result = compute.fit_view(ds, mask, request("iris", "zhang_mds"))
     checks = compute.dissimilarity_checks(ds, result, "none")
     assert checks.which == "the learned dissimilarity"
     assert checks.D is result.extras["dissimilarity_"]
@@ -123,15 +131,15 @@ def test_tangent_neighbours_are_training_images_nearest_first():
     ds = datasets.Dataset(
         ds.X[keep], ds.y[keep], "digits", [], ds.target_names, image_shape=ds.image_shape
     )
-    mask = compute.split_mask(ds.y, "fraction", 0.5)
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.5))
     found = compute.tangent_neighbours(ds, mask, 3, "translation", True, k=4)
     query = ds.X[np.flatnonzero(~mask)[3]]
-    for key in ("euclidean", "tangent"):
+    for key in (compute.NEAREST_EUCLIDEAN, compute.NEAREST_TANGENT):
         idx, dist = found[key]
         assert len(idx) == 4 and mask[idx].all() and np.all(np.diff(dist) >= 0)
-    idx, dist = found["euclidean"]
+    idx, dist = found[compute.NEAREST_EUCLIDEAN]
     assert dist == pytest.approx(np.linalg.norm(ds.X[idx] - query, axis=1))
     # the tangent distance of a pair is at most its Euclidean distance (α = β = 0 is allowed)
-    assert found["tangent"][1][0] <= found["euclidean"][1][0] + 1e-9
+    assert found[compute.NEAREST_TANGENT][1][0] <= found[compute.NEAREST_EUCLIDEAN][1][0] + 1e-9
     with pytest.raises(ValueError, match="held-out"):
         compute.tangent_neighbours(ds, mask, 10_000, "translation", True)

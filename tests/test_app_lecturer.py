@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from metriclab.methods import REGISTRY
-from tests.apptest_helpers import figures, run_page
+from tests.apptest_helpers import figures, fit_request, run_page, split_ref
 
 TIMEOUT = 180
 
@@ -41,7 +41,7 @@ def test_compare_runs_twice_in_one_session_and_again_in_another():
 
 def test_reproduce_fast_run_twice_in_one_session_and_again_in_another(monkeypatch):
     import metriclab.reproduce as reproduce
-    from metriclab.ui import runs
+    from metriclab.ui.shared import runs
 
     calls = []
 
@@ -72,7 +72,7 @@ def test_reproduce_fast_run_twice_in_one_session_and_again_in_another(monkeypatc
 
 
 def test_run_memo_keeps_the_last_entries_and_hands_out_copies():
-    from metriclab.ui.runs import RunMemo
+    from metriclab.ui.shared.runs import RunMemo
 
     calls = []
 
@@ -99,7 +99,7 @@ def test_run_memo_keeps_the_last_entries_and_hands_out_copies():
 def test_collapse_warning_counts_distinct_positions():
     import numpy as np
 
-    from metriclab.ui.compute import collapse_warning
+    from metriclab.ui.shared.compute import collapse_warning
 
     mask = np.zeros(100, dtype=bool)
     mask[:10] = True
@@ -128,7 +128,7 @@ def test_embed_page_warns_when_the_zhang_expansion_collapses(monkeypatch):
 
 
 def _preset_index(label_start):
-    from metriclab.ui.presets import available_presets
+    from metriclab.ui.embed.presets import available_presets
 
     found = [i for i, p in enumerate(available_presets()) if p["label"].startswith(label_start)]
     if not found:
@@ -165,7 +165,7 @@ def test_a_preset_gives_the_same_view_whatever_was_moved_before():
 
 @pytest.mark.skipif("tdl" not in REGISTRY, reason="tdl not registered")
 def test_reset_to_defaults_sets_every_parameter_of_the_method_back():
-    from metriclab.ui.presets import method_defaults
+    from metriclab.ui.embed.presets import method_defaults
 
     at = run("embed", {"ds": "two_moons", "method": "tdl", "p.tdl.k": "9", "p.tdl.lam": "2"})
     assert at.session_state["p.tdl.k"] == 9
@@ -207,7 +207,7 @@ def test_the_landing_view_is_the_papers_demo_where_tdl_beats_le():
 
 
 def test_every_live_preset_shows_its_claim_on_its_own_split_and_over_seeds():
-    from metriclab.ui.presets import available_presets
+    from metriclab.ui.embed.presets import available_presets
 
     at = run("embed", {"ds": "iris", "method": "pca"})
     for i, preset in enumerate(available_presets()):
@@ -225,7 +225,7 @@ def test_every_live_preset_shows_its_claim_on_its_own_split_and_over_seeds():
 
 
 def test_seed_spread_is_honest_about_losses():
-    from metriclab.ui.compute import seed_spread
+    from metriclab.ui.shared.compute import seed_spread
 
     losing = seed_spread([0.9, 0.8, 0.85], [0.95, 0.9, 0.9])
     assert (losing.wins, losing.ties, losing.losses) == (0, 0, 3)
@@ -260,10 +260,10 @@ def test_data_page_shows_the_upload_size_limit_before_a_file_is_chosen():
 
 
 def test_a_one_row_upload_is_told_it_needs_more_rows():
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data
 
     with pytest.raises(ValueError, match=r"1 data row\(s\); at least 4 are needed"):
-        cache.register_upload(b"x1,x2,label\n1,2,a\n", "one.csv")
+        session_data.register_upload(b"x1,x2,label\n1,2,a\n", "one.csv")
 
 
 # --- 10. rough edges ------------------------------------------------------------------------------
@@ -355,20 +355,21 @@ def small_digits_split():
     import numpy as np
 
     from metriclab.datasets import load
-    from metriclab.ui.compute import split_mask
+    from metriclab.ui.shared.compute import split_mask
 
     ds = load("digits")
     keep = np.arange(0, ds.n_samples, 6)
     ds.X, ds.y = ds.X[keep], ds.y[keep]
-    return ds, split_mask(ds.y, "fraction", 0.5, 0)
+    return ds, split_mask(ds.y, split_ref("fraction", 0.5, 0))
 
 
 def test_slow_image_methods_report_their_stages():
-    from metriclab.ui.compute import fit_view
+    from metriclab.ui.shared.compute import fit_view
 
     ds, mask = small_digits_split()
     heard = []
-    result = fit_view(ds, REGISTRY["tangent_knn"], {}, mask, progress=lambda *a: heard.append(a))
+    request = fit_request("digits", "tangent_knn")
+    result = fit_view(ds, mask, request, progress=lambda *a: heard.append(a))
     assert heard[0][0] == 0 and "fitting" in heard[0][2]
     assert heard[-1][0] == heard[-1][1] == int((~mask).sum())  # every test image counted
     assert 0 <= result.accuracy <= 1
@@ -388,12 +389,14 @@ def test_the_run_memos_refuse_another_sessions_upload_even_after_it_was_computed
     def owner():
         import streamlit as st
 
-        from metriclab.ui.comparing import run_comparison
-        from metriclab.ui.uploads import handle_upload
+        from metriclab.ui.compare import run_comparison
+        from metriclab.ui.data import handle_upload
 
         rows = "\n".join(f"{i % 7},{(i * 3) % 5},{'ab'[i % 2]}" for i in range(40))
         key = handle_upload(f"x,z,kind\n{rows}\n".encode(), "memo-a.csv")
-        run_comparison((key,), ("pca",), 1, 0.1, "auto")  # computed and memoised for A
+        from metriclab.ui.compare import ComparisonRequest
+
+        run_comparison(ComparisonRequest((key,), ("pca",), 1, 0.1))  # computed and memoised for A
         st.session_state["key"] = key
 
     a = AppTest.from_function(owner, default_timeout=TIMEOUT).run()
@@ -404,14 +407,15 @@ def test_the_run_memos_refuse_another_sessions_upload_even_after_it_was_computed
     def peek(key):
         import streamlit as st
 
-        from metriclab.ui import runs
-        from metriclab.ui.comparing import run_comparison
-        from metriclab.ui.errors import guarded
+        from metriclab.ui.compare import ComparisonRequest, run_comparison
+        from metriclab.ui.shared import runs
+        from metriclab.ui.shared.errors import guarded
+        from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 
-        if guarded(run_comparison, (key,), ("pca",), 1, 0.1, "auto") is not None:
+        if guarded(run_comparison, ComparisonRequest((key,), ("pca",), 1, 0.1)) is not None:
             st.write("LEAK comparison")
-        args = ((), None, "tangent_knn", (), "fraction", 0.1, 0, "none")
-        if guarded(runs.image_fit, key, *args) is not None:
+        request = FitRequest(DataRef(key), SplitRef("fraction", 0.1, 0), "tangent_knn")
+        if guarded(runs.image_fit, request) is not None:
             st.write("LEAK image fit")
 
     b = AppTest.from_function(peek, args=(key,), default_timeout=TIMEOUT).run()
@@ -424,7 +428,7 @@ def test_a_form_is_ready_only_after_it_was_drawn_with_its_values():
     def script():
         import streamlit as st
 
-        from metriclab.ui.state import form_is_ready, mark_form_drawn
+        from metriclab.ui.shared.state import form_is_ready, mark_form_drawn
 
         seen = st.session_state.setdefault("seen", [])
         ready = form_is_ready("f", ("a",))
@@ -453,7 +457,7 @@ def test_compare_run_is_enabled_after_the_first_runs_automatic_rerun():
 
 
 def test_compare_scores_a_2d_map_against_pca_to_2d_on_the_same_splits():
-    from metriclab.ui.comparing import run_comparison
+    from metriclab.ui.compare import run_comparison
 
     at = run("compare", {"cds": "iris", "cm": "nca", "splits": "3"})
     at.button[0].click().run()
@@ -464,7 +468,9 @@ def test_compare_scores_a_2d_map_against_pca_to_2d_on_the_same_splits():
     nca = table.loc["NCA"]
     assert nca["same-dimension baseline"] == "PCA to 2-D"
     # the differences, recomputed from the per-split results: same splits, same scaling
-    results = run_comparison(("iris",), ("nca",), 3, 0.1, "auto")
+    from metriclab.ui.compare import ComparisonRequest
+
+    results = run_comparison(ComparisonRequest(("iris",), ("nca",), 3, 0.1))
     by = results.pivot(index="split", columns="label", values="accuracy")
     pca = results[results["label"] == "PCA to 2-D"]
     assert set(pca["preprocess"]) == set(results.loc[results["method"] == "nca", "preprocess"])
@@ -481,7 +487,7 @@ def test_compare_scores_a_2d_map_against_pca_to_2d_on_the_same_splits():
 
 
 def test_compare_with_pca_chosen_does_not_run_it_twice():
-    from metriclab.ui.comparing import with_baselines
+    from metriclab.ui.compare import with_baselines
 
     assert with_baselines(("nca", "pca")) == [("nca", {}), ("pca", {})]
     assert with_baselines(("nca", "tdl")) == [
@@ -496,13 +502,14 @@ def test_compare_with_pca_chosen_does_not_run_it_twice():
 
 
 def test_tangent_lmnn_reports_residuals_then_each_lmnn_iteration_then_the_test_images():
-    from metriclab.ui import runs
-    from metriclab.ui.compute import fit_view
+    from metriclab.ui.shared import runs
+    from metriclab.ui.shared.compute import fit_view
 
     ds, mask = small_digits_split()
     heard = []
     params = {"max_iter": 15}
-    fit_view(ds, REGISTRY["tangent_lmnn"], params, mask, progress=lambda *a: heard.append(a))
+    request = fit_request("digits", "tangent_lmnn", params)
+    fit_view(ds, mask, request, progress=lambda *a: heard.append(a))
     stages = [m.split(" ")[0] for _, _, m in heard]
     residuals = [h for h in heard if "shortest tangent vectors" in h[2]]
     lmnn = [h for h in heard if h[2].startswith("LMNN iteration")]
@@ -513,9 +520,9 @@ def test_tangent_lmnn_reports_residuals_then_each_lmnn_iteration_then_the_test_i
     first_test = next(i for i, m in enumerate(heard) if "tangent distances" in m[2])
     assert stages.index("LMNN") < first_test  # the fit's stages come before the test images
     # through the page's memo: progress is heard while computing, not on a repeat (a hit)
-    key = ("digits", (), 300, "tangent_lmnn", (("max_iter", 5),), "fraction", 0.3, 0, "none")
+    key = fit_request("digits", "tangent_lmnn", {"max_iter": 5}, ("fraction", 0.3, 0), cap=300)
     runs._image_fits.clear()
     first, again = [], []
-    runs.image_fit(*key, progress=lambda *a: first.append(a))
-    runs.image_fit(*key, progress=lambda *a: again.append(a))
+    runs.image_fit(key, progress=lambda *a: first.append(a))
+    runs.image_fit(key, progress=lambda *a: again.append(a))
     assert any(m.startswith("LMNN iteration") for _, _, m in first) and not again

@@ -92,7 +92,7 @@ def test_a_valid_upload_becomes_a_data_set_on_every_page_of_its_session():
 
 def test_malformed_upload_gives_st_error_with_the_reason(monkeypatch):
     def script():
-        from metriclab.ui.uploads import handle_upload
+        from metriclab.ui.data import handle_upload
 
         handle_upload(b"a,b,label\n1,oops,0\n2,3,1\n", "bad.csv")
 
@@ -110,7 +110,7 @@ def test_upload_errors_are_reported_even_for_loader_failures(monkeypatch):
     monkeypatch.setattr(ds_module, "load_csv", broken)
 
     def script():
-        from metriclab.ui.uploads import handle_upload
+        from metriclab.ui.data import handle_upload
 
         st_key = handle_upload(b"a,b\n1,x\n", "other.csv", None)
         assert st_key is None
@@ -243,7 +243,7 @@ def test_compare_without_methods_is_an_error_message():
 
 
 def test_comparison_html_download_is_self_contained():
-    from metriclab.ui.comparing import comparison_figures, figure_html
+    from metriclab.ui.compare import comparison_figures, figure_html
 
     results = pd.DataFrame(
         {

@@ -6,9 +6,10 @@ import pytest
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.params import Param
-from metriclab.ui import compute
-from metriclab.ui.state import decode_like, encode, nearest_option
-from metriclab.ui.widgets import linear_grid, log_grid, param_options, param_values
+from metriclab.ui.shared import compute
+from metriclab.ui.shared.state import decode_like, encode, nearest_option
+from metriclab.ui.shared.widgets import linear_grid, log_grid, param_options, param_values
+from tests.apptest_helpers import fit_request, split_ref
 
 ALL_PARAMS = [(key, p) for key, spec in REGISTRY.items() for p in spec.params] + [
     (name, p) for name in datasets.names() for p in datasets.entry(name).params
@@ -78,8 +79,8 @@ def test_subsample_is_stratified_and_seeded():
 
 def test_fit_view_scores_the_euclidean_baseline_like_a_plain_1nn():
     ds = datasets.load("two_moons")
-    mask = compute.split_mask(ds.y, "per_class", 5, seed=0)
-    result = compute.fit_view(ds, REGISTRY["euclidean"], {}, mask)
+    mask = compute.split_mask(ds.y, split_ref("per_class", 5, 0))
+    result = compute.fit_view(ds, mask, fit_request("two_moons", "euclidean"))
     from sklearn.neighbors import KNeighborsClassifier
 
     expected = KNeighborsClassifier(1).fit(ds.X[mask], ds.y[mask]).score(ds.X[~mask], ds.y[~mask])
@@ -99,13 +100,11 @@ def test_fit_view_rejects_image_methods_on_vector_data():
 
 def test_window_accuracy_fills_the_grid_and_marks_failures_as_gaps():
     ds = datasets.load("two_moons", n_samples=60)
-    mask = compute.split_mask(ds.y, "fraction", 0.2)
-    spec = REGISTRY["nca"] if "nca" in REGISTRY else REGISTRY["pca"]
-    col = ("max_iter", [5, 10]) if "nca" in REGISTRY else ("n_components", [1, 2])
+    mask = compute.split_mask(ds.y, split_ref("fraction", 0.2))
+    request = fit_request("two_moons", "nca")
     calls = []
-    grid = compute.window_accuracy(
-        ds, spec, {}, mask, ("n_components", [0, 1, 2]), col, progress=lambda *a: calls.append(a)
-    )
+    axes = (("n_components", [0, 1, 2]), ("max_iter", [5, 10]))
+    grid = compute.window_accuracy(ds, mask, request, axes, progress=lambda *a: calls.append(a))
     assert grid.shape == (3, 2)
     assert np.all(np.isnan(grid[0]))  # n_components = 0 is invalid: a gap, not an error
     assert np.all((grid[1:] >= 0) & (grid[1:] <= 1))

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metriclab.methods import REGISTRY
-from metriclab.ui.widgets import param_options
+from metriclab.ui.shared.widgets import param_options
 
 pytestmark = pytest.mark.browser
 
@@ -111,7 +111,7 @@ def test_compare_runs_and_downloads_its_csv(page, app_url):
 def settled(page):
     """The page has finished its script run and stayed idle a moment (a click during the first
     run can reach the server before the form's seeded values: see the issue-16 report)."""
-    from metriclab.ui.server import wait_idle
+    from metriclab.ui.dev.server import wait_idle
 
     page.wait_for_selector("[data-testid='stApp']")
     wait_idle(page, settle_ms=800)

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-from metriclab.ui.label_codes import decode_labels
+from metriclab.ui.embed.label_codes import decode_labels
 from tests.test_browser_app import no_red_box, settled
 
 pytestmark = pytest.mark.browser
@@ -137,7 +137,7 @@ def test_box_selection_labels_every_point_inside(page, app_url):
 
 
 def test_overlays_and_buttons_in_the_browser(page, app_url):
-    page.goto(f"{app_url}/embed?mode=input&method=lmnn&ds=iris&ov=lmnn")
+    page.goto(f"{app_url}/embed?mode=input&method=lmnn&ds=iris&ov=impostors")
     settled(page)
     names = page.evaluate(
         "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)"

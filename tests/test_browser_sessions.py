@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from metriclab.ui.presets import default_method
-from metriclab.ui.server import wait_idle
+from metriclab.ui.dev.server import wait_idle
+from metriclab.ui.embed.presets import default_method
 
 pytestmark = pytest.mark.browser
 

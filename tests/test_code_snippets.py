@@ -15,7 +15,8 @@ import pytest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache, code_snippets
+from metriclab.ui.shared import code_snippets
+from metriclab.ui.shared import session_data as cache
 from tests.apptest_helpers import ROOT, figures, run_page, values
 
 TIMEOUT = 180

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from metriclab.datasets import from_points
-from metriclab.ui import drawing
+from metriclab.ui import draw as drawing
 from tests.apptest_helpers import ROOT
 from tests.test_code_snippets import run_snippets, shown_code
 

@@ -6,9 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metriclab.ui.label_codes import MAX_LABEL_CHARS, NONE, canonical, decode_labels, encode_labels
-from metriclab.ui.labelling import painted, random_labels, selected_points, split_labels
-from metriclab.ui.state import URLValueError
+from metriclab.ui.embed.label_codes import (
+    MAX_LABEL_CHARS,
+    NONE,
+    canonical,
+    decode_labels,
+    encode_labels,
+)
+from metriclab.ui.embed.labelling import painted, random_labels, selected_points, split_labels
+from metriclab.ui.shared.state import URLValueError
 
 
 def test_known_text():

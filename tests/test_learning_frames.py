@@ -7,9 +7,9 @@ import pytest
 
 from metriclab import LMNN, NCA, KernelPCATrick, datasets, panel_plots, plots
 from metriclab.methods import REGISTRY
-from metriclab.ui.compute import split_mask
-from metriclab.ui.learning_frames import frame_indices, learning_frames, records_iterates
-from tests.apptest_helpers import values
+from metriclab.ui.embed.learning_frames import frame_indices, learning_frames, records_iterates
+from metriclab.ui.shared.compute import split_mask
+from tests.apptest_helpers import fit_request, split_ref, values
 
 LINEAR = [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
 KERNEL = [  # on wine: from its LDA start on iris, KNCA stops at once (0 iterations)
@@ -76,8 +76,8 @@ def test_frame_indices_keep_the_ends():
 @pytest.mark.parametrize("method", ["nca", "lmnn", "knca", "klmnn"])
 def test_frames_end_on_the_fitted_embedding(method):
     ds = datasets.load("two_moons")
-    mask = split_mask(ds.y, "fraction", 0.1, 0)
-    out = learning_frames(ds, REGISTRY[method], {}, mask)
+    mask = split_mask(ds.y, split_ref("fraction", 0.1, 0))
+    out = learning_frames(ds, mask, fit_request("two_moons", method))
     n = len(out.frames)
     assert n == len(out.losses) == len(out.iterations) == len(out.accuracies) >= 3
     assert out.iterations == sorted(out.iterations)
@@ -85,9 +85,9 @@ def test_frames_end_on_the_fitted_embedding(method):
     assert out.iterations[0] == out.first_iteration
     assert out.losses[-1] <= out.losses[0]
     assert len(out.curve[0]) == len(out.curve[1]) >= n
-    from metriclab.ui.compute import fit_view
+    from metriclab.ui.shared.compute import fit_view
 
-    final = fit_view(ds, REGISTRY[method], {}, mask, extras=False)
+    final = fit_view(ds, mask, fit_request("two_moons", method), extras=False)
     expected = plots.normalize_embedding(final.Z[:, :2])
     last = out.frames[-1]
     d_exp = np.linalg.norm(expected[:, None] - expected[None], axis=2)
@@ -104,7 +104,7 @@ def test_only_iterative_learners_record():
     ds = datasets.load("iris")
     for key in ("dne", "kdne"):
         with pytest.raises(ValueError, match="does not record"):
-            learning_frames(ds, REGISTRY[key], {}, np.ones(150, bool))
+            learning_frames(ds, np.ones(150, bool), fit_request("iris", key))
 
 
 def test_learning_figure_plays_frames_beside_the_loss():

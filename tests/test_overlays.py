@@ -7,7 +7,8 @@ import scipy.sparse as sp
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui import overlays
+from metriclab.ui.embed import overlays
+from tests.apptest_helpers import fit_request
 
 
 def test_projection_keeps_2d_data_and_projects_on_principal_components():
@@ -100,20 +101,20 @@ def test_fit_on_hand_labels(method):
     labels = np.full(ds.n_samples, -1)
     first = [int(np.flatnonzero(ds.y == c)[i]) for c in (0, 1) for i in range(5)]
     labels[first] = ds.y[first]
-    overlay = {"tdl": "graph", "le": "graph", "lmnn": "lmnn"}.get(method, "balls")
-    view = overlays.fit_on_labels(ds, REGISTRY[method], {}, labels, "none", overlay)
+    overlay = {"tdl": "graph", "le": "graph", "lmnn": "impostors"}.get(method, "balls")
+    view = overlays.fit_on_labels(ds, labels, fit_request("two_moons", method), overlay)
     assert view.error is None and view.Z.shape[0] == ds.n_samples
     assert 0.5 <= view.accuracy <= 1.0
     if overlay == "graph":
         assert view.edges
     if overlay == "balls":
         assert view.balls is not None and view.balls.centres.shape == (36, 2)
-    if overlay == "lmnn":
+    if overlay == "impostors":
         assert set(view.lmnn) == set(first)  # neighbourhoods of the labeled points
     # a wrong class on a labeled point changes what a label-using method is given
     flipped = labels.copy()
     flipped[first[:3]] = 1
-    other = overlays.fit_on_labels(ds, REGISTRY[method], {}, flipped, "none", "none")
+    other = overlays.fit_on_labels(ds, flipped, fit_request("two_moons", method), "none")
     if REGISTRY[method].needs_labels:
         assert not np.allclose(np.abs(other.Z), np.abs(view.Z))
     else:
@@ -124,5 +125,5 @@ def test_tdl_with_one_class_reports_why_instead_of_raising():
     ds = datasets.load("two_moons")
     labels = np.full(ds.n_samples, -1)
     labels[:3] = 0
-    view = overlays.fit_on_labels(ds, REGISTRY["tdl"], {}, labels, "none", "graph")
+    view = overlays.fit_on_labels(ds, labels, fit_request("two_moons", "tdl"), "graph")
     assert view.Z is None and "class" in view.error

@@ -5,7 +5,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from metriclab.ui import presentation
+from metriclab.ui.shared import presentation
 from tests.apptest_helpers import ROOT
 
 TIMEOUT = 180

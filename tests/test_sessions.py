@@ -76,16 +76,18 @@ def test_the_caches_refuse_another_sessions_upload_even_after_it_was_computed():
     def peek(key):
         import streamlit as st
 
-        from metriclab.ui import cache
-        from metriclab.ui.errors import guarded
+        from metriclab.ui.shared import cache, session_data
+        from metriclab.ui.shared.errors import guarded
+        from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 
+        data, split = DataRef(key), SplitRef("fraction", 0.1, 0)
         for fn, args in (
-            (cache.dataset, ()),
-            (cache.view_data, ((), None)),
-            (cache.split, ((), None, "fraction", 0.1, 0)),
-            (cache.fit, ((), None, "pca", (), "fraction", 0.1, 0)),
+            (session_data.dataset, (key,)),
+            (cache.view_data, (data,)),
+            (cache.split, (data, split)),
+            (cache.fit, (FitRequest(data, split, "pca"),)),
         ):
-            if guarded(fn, key, *args) is not None:
+            if guarded(fn, *args) is not None:
                 st.write(f"LEAK {fn.__name__}")
 
     b = AppTest.from_function(peek, args=(key,), default_timeout=TIMEOUT).run()
@@ -112,7 +114,7 @@ def test_share_by_link_opens_the_upload_in_another_session():
 
 
 def test_uploads_per_session_are_bounded_oldest_dropped_with_a_notice(monkeypatch):
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data as cache
 
     monkeypatch.setattr(cache, "MAX_UPLOADS", 2)
     a = session()
@@ -127,7 +129,7 @@ def test_uploads_per_session_are_bounded_oldest_dropped_with_a_notice(monkeypatc
 
 
 def test_uploads_per_session_are_bounded_in_bytes(monkeypatch):
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data as cache
 
     monkeypatch.setattr(cache, "MAX_UPLOAD_BYTES", 1000)  # 40 rows x 2 features: 960 B + labels
     a = session()
@@ -138,7 +140,7 @@ def test_uploads_per_session_are_bounded_in_bytes(monkeypatch):
 
 
 def test_an_unused_upload_is_dropped_after_its_time_to_live(monkeypatch):
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data as cache
 
     a = session()
     key = upload(a, csv_rows(shift=2), "short-lived.csv")
@@ -150,7 +152,7 @@ def test_an_unused_upload_is_dropped_after_its_time_to_live(monkeypatch):
 
 
 def test_a_shared_link_expires(monkeypatch):
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data as cache
 
     now = [1000.0]
     monkeypatch.setattr(cache, "SHARED", cache.SharedUploads(ttl_s=60, clock=lambda: now[0]))
@@ -166,7 +168,7 @@ def test_a_shared_link_expires(monkeypatch):
 
 def test_the_shared_store_is_bounded_in_bytes_least_recently_used_out():
     from metriclab.datasets import Dataset
-    from metriclab.ui import cache
+    from metriclab.ui.shared import session_data as cache
 
     def data(name):
         return Dataset(np.zeros((100, 2)), np.arange(100) % 2, name, ["a", "b"], ["p", "q"])

@@ -71,7 +71,7 @@ def test_an_upload_goes_through_the_upload_endpoint_into_this_session_only(app_u
     run, charts, key, other_query = asyncio.run(scenario())
     assert (4, "Loaded six.csv") in run.alerts  # 4: st.success
     assert key.startswith("upload%3A")
-    pca = stream_client.chart_points(charts["pca"])
+    pca = stream_client.chart_points(charts["pca_scatter"])
     assert sum(len(x) for x, _ in pca if None not in x) == len(frame)
     # another session given the link does not get the data set
     assert "ds=upload" not in other_query

@@ -9,8 +9,8 @@ import math
 import pytest
 
 from metriclab.methods import REGISTRY
-from metriclab.ui.presets import default_method
-from metriclab.ui.state import MAX_VALUE_CHARS, validate
+from metriclab.ui.embed.presets import default_method
+from metriclab.ui.shared.state import MAX_VALUE_CHARS, validate
 from tests.apptest_helpers import run_page
 
 LONG = "x" * 10_000
@@ -49,7 +49,7 @@ def assert_opens(at):
     ],
 )
 def test_integer_values_are_clamped_or_fall_back(text, expected, changed):
-    value, notice = validate(text, 5, low=1, high=50)
+    value, notice = validate(text, 5, bounds=(1, 50))
     assert value == expected and type(value) is int
     assert (notice is not None) == changed
 

@@ -9,7 +9,7 @@ from metriclab import datasets
 from metriclab.evaluation import embedding_accuracy, labeled_mask
 from metriclab.kernels import class_mean_width
 from metriclab.methods.zhang import DiscriminantKernelMDS, classical_mds
-from metriclab.ui.compute import distinct_positions, subsample_indices
+from metriclab.ui.shared.compute import distinct_positions, subsample_indices
 
 
 def _split(name):

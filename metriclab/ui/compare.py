@@ -4,13 +4,14 @@ their summary and figures."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from metriclab import plots
-from metriclab.methods import REGISTRY
-from metriclab.ui.runs import Progress, RunMemo
+from metriclab.methods import REGISTRY, projection
+from metriclab.ui.shared.runs import Progress, RunMemo
 
 PROTOCOLS = {
     "auto": "each method's own",
@@ -22,11 +23,40 @@ PROTOCOLS = {
 EUCLIDEAN_LABEL = "Euclidean, all features"
 
 
+@dataclass(frozen=True)
+class ComparisonRequest:
+    """One comparison of the Compare page: what is run, memoised, written into the link and turned
+    into the code snippet. `scaling` is 'auto' (each data set's default) or one preprocess key."""
+
+    sets: tuple[str, ...]
+    methods: tuple[str, ...]
+    n_splits: int = 5
+    fraction: float = 0.1
+    protocol: str = "auto"
+    scaling: str = "auto"
+    seed: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "sets", tuple(self.sets))
+        object.__setattr__(self, "methods", tuple(self.methods))
+
+    def link(self) -> dict:
+        """The Compare page's URL values of this comparison."""
+        return {
+            "cds": list(self.sets),
+            "cm": list(self.methods),
+            "splits": self.n_splits,
+            "cfrac": self.fraction,
+            "protocol": self.protocol,
+            "cpp": self.scaling,
+        }
+
+
 def output_dimension(method: str) -> int | None:
     """The number of dimensions a learned embedding maps to at its defaults (None: the input
     space itself, PCA, or a classifier)."""
     spec = REGISTRY[method]
-    if spec.output != "embedding" or method in ("euclidean", "pca"):
+    if spec.output != "embedding" or spec.has("input_space") or spec.has("projection"):
         return None
     dim = spec.defaults().get("n_components")
     return None if dim is None else int(dim)
@@ -40,10 +70,15 @@ def with_baselines(methods: tuple[str, ...]) -> list[tuple[str, dict]]:
     """The chosen methods at their defaults, and PCA to each of their output dimensions: the
     unsupervised map of the same size, fitted on the same splits with the same scaler (the
     Euclidean input space is added by compare itself). A chosen PCA of that size is not repeated."""
-    pca_default = REGISTRY["pca"].defaults().get("n_components")
+    pca = projection()
+    if pca is None:
+        return [(m, {}) for m in methods]
+    pca_default = pca.defaults().get("n_components")
     dims = sorted({d for d in map(output_dimension, methods) if d is not None})
     baselines = [
-        ("pca", {"n_components": d}) for d in dims if not ("pca" in methods and d == pca_default)
+        (pca.key, {"n_components": d})
+        for d in dims
+        if not (pca.key in methods and d == pca_default)
     ]
     return baselines + [(m, {}) for m in methods]
 
@@ -51,72 +86,51 @@ def with_baselines(methods: tuple[str, ...]) -> list[tuple[str, dict]]:
 def _pca_dimension(params: str) -> int:
     import json
 
-    return int(json.loads(params).get("n_components", REGISTRY["pca"].defaults()["n_components"]))
+    return int(json.loads(params).get("n_components", projection().defaults()["n_components"]))
 
 
-def _comparison(
-    sets: tuple[str, ...],
-    methods: tuple[str, ...],
-    n_splits: int,
-    fraction: float,
-    protocol: str,
-    seed: int = 0,
-    preprocess: str = "auto",
-    progress: Progress | None = None,
-) -> pd.DataFrame:
+def _comparison(comparison: ComparisonRequest, progress: Progress | None = None) -> pd.DataFrame:
     """compare() over the named data sets and registry methods at their defaults."""
     from metriclab.evaluation import compare
-    from metriclab.ui import cache
+    from metriclab.methods import input_space
+    from metriclab.ui.shared.session_data import UPLOAD_PREFIX, dataset
 
-    data = [cache.dataset(name) if name.startswith(cache.UPLOAD_PREFIX) else name for name in sets]
-    unknown = [m for m in methods if m not in REGISTRY]
+    data = [dataset(n) if n.startswith(UPLOAD_PREFIX) else n for n in comparison.sets]
+    unknown = [m for m in comparison.methods if m not in REGISTRY]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}")
     results = compare(
         data if len(data) > 1 else data[0],
-        with_baselines(methods),
-        n_splits=int(n_splits),
-        fraction=float(fraction),
-        protocol=protocol,
-        seed=seed,
+        with_baselines(comparison.methods),
+        n_splits=int(comparison.n_splits),
+        fraction=float(comparison.fraction),
+        protocol=comparison.protocol,
+        seed=comparison.seed,
         progress=progress,
-        preprocess=preprocess,
+        preprocess=comparison.scaling,
     )
-    results.loc[results["method"] == "euclidean", "label"] = EUCLIDEAN_LABEL
-    pca = results["method"] == "pca"
-    results.loc[pca, "label"] = [pca_label(_pca_dimension(p)) for p in results.loc[pca, "params"]]
+    euclidean, pca = input_space(), projection()
+    if euclidean is not None:
+        results.loc[results["method"] == euclidean.key, "label"] = EUCLIDEAN_LABEL
+    if pca is not None:
+        rows = results["method"] == pca.key
+        results.loc[rows, "label"] = [
+            pca_label(_pca_dimension(p)) for p in results.loc[rows, "params"]
+        ]
     return results
 
 
 _comparisons = RunMemo(_comparison, max_entries=16)
 
 
-def run_comparison(
-    sets: tuple[str, ...],
-    methods: tuple[str, ...],
-    n_splits: int,
-    fraction: float,
-    protocol: str,
-    progress: Progress | None = None,
-    seed: int = 0,
-    preprocess: str = "auto",
-) -> pd.DataFrame:
-    """The comparison's per-split results, memoised process-wide by the small arguments (a repeat
-    Run, in this session or another, returns at once); `progress` is called only while computing."""
-    from metriclab.ui import cache
+def run_comparison(comparison: ComparisonRequest, progress: Progress | None = None) -> pd.DataFrame:
+    """The comparison's per-split results, memoised process-wide by the request (a repeat Run, in
+    this session or another, returns at once); `progress` is called only while computing."""
+    from metriclab.ui.shared.session_data import require_visible
 
-    for name in sets:  # before the memo: another session's upload stays out of reach
-        cache.require_visible(name)
-    key = (
-        tuple(sets),
-        tuple(methods),
-        int(n_splits),
-        float(fraction),
-        protocol,
-        int(seed),
-        str(preprocess),
-    )
-    return _comparisons(*key, progress=progress)
+    for name in comparison.sets:  # before the memo: another session's upload stays out of reach
+        require_visible(name)
+    return _comparisons(comparison, progress=progress)
 
 
 def paired_differences(results: pd.DataFrame, baseline: str) -> pd.DataFrame:

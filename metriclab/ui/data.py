@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from metriclab.ui import cache
+from metriclab.ui.shared import session_data as cache
 
 # The browser refuses a file over server.maxUploadSize before it reaches the app, so no script run
 # follows and the server cannot take back the message it drew about the previous file. This watch

@@ -21,7 +21,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.datasets import Dataset, from_points
-from metriclab.ui import cache
+from metriclab.ui.shared import session_data as cache
 
 GRID = 49  # grid points per side: a spacing of 1/24 on [-1, 1]
 CLASSES = ["A", "B", "C", "D"]

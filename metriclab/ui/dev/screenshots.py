@@ -1,6 +1,6 @@
 """Screenshots of every page in headless Chromium, for docs/screenshots/ and the README.
 
-.venv/bin/python -m metriclab.ui.screenshots [--out docs/screenshots]
+.venv/bin/python -m metriclab.ui.dev.screenshots [--out docs/screenshots]
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from metriclab.ui.server import (
+from metriclab.ui.dev.server import (
     CHROMIUM_ARGS,
     ROOT,
     find_chromium,

@@ -16,7 +16,7 @@ components, beside the method's embedding in one figure.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -25,32 +25,45 @@ import streamlit as st
 from metriclab import panel_plots, plots
 from metriclab.methods import REGISTRY
 from metriclab.preprocess import scale_features, scaler_fit_rows
-from metriclab.ui import cache, labelling, overlays, presentation
-from metriclab.ui.errors import guarded
-from metriclab.ui.label_codes import NONE, decode_labels, encode_labels
-from metriclab.ui.pickers import url_values
-from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.embed import labelling, overlays
+from metriclab.ui.embed.context import EmbedPage, timing_enabled
+from metriclab.ui.embed.label_codes import NONE, decode_labels, encode_labels
+from metriclab.ui.shared import cache, compute, presentation
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import FitRequest
+from metriclab.ui.shared.session_data import require_visible
+from metriclab.ui.shared.state import seed_from_url
 
 OVERLAY_KEY = "ov"
 OVERLAYS = {
     "none": "nothing",
     "graph": "kNN graph",
     "balls": "balls of the learned metric",
-    "lmnn": "target neighbours & impostors",
+    "impostors": "target neighbours & impostors",
 }
-PAIR = ("tdl", "le")  # drawn side by side on the same graph
 
 
 def overlay_choices(spec) -> list[str]:
-    """The overlays that mean something for `spec`."""
+    """The overlays that mean something for `spec` (asked by its tags)."""
     out = ["none"]
-    if spec.family == "spectral":
+    if spec.has("graph"):
         out.append("graph")
-    if spec.family in ("mahalanobis", "kpca_trick"):
+    if (spec.has("mahalanobis") or spec.has("kernelised")) and spec.output == "embedding":
         out.append("balls")
-    if spec.key == "lmnn":
-        out.append("lmnn")
+    if spec.has("impostors"):
+        out.append("impostors")
     return out
+
+
+def graph_partner(spec):
+    """The method drawn beside `spec` on the same graph: its baseline when that builds the graph
+    too (LE beside TDL), or the graph method whose baseline it is (TDL beside LE); else None."""
+    base = REGISTRY.get(spec.baseline) if spec.baseline else None
+    if not spec.has("graph"):
+        return None
+    if base is not None and base.has("graph"):
+        return base
+    return next((s for s in REGISTRY.values() if s.baseline == spec.key and s.has("graph")), None)
 
 
 def short_label(spec) -> str:
@@ -58,31 +71,23 @@ def short_label(spec) -> str:
     return spec.label.split(" (")[0]
 
 
-def shared_params(key: str, values: dict) -> dict:
-    """`values` restricted to the parameters method `key` has (the graph TDL and LE share)."""
-    names = {p.name for p in REGISTRY[key].params}
-    return {k: v for k, v in values.items() if k in names}
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
-def _fit(name, params, max_points, method, method_params, labels_text, preprocess, overlay):
-    ds, _ = cache.view_data(name, params, max_points)
+def _fit(request: FitRequest, labels_text: str, overlay: str):
+    ds, _ = cache.view_data(request.data)
     n_classes = int(ds.y.max()) + 1
     labels = decode_labels(labels_text, ds.n_samples, n_classes)
-    return overlays.fit_on_labels(
-        ds, REGISTRY[method], dict(method_params), labels, preprocess, overlay
-    )
+    return overlays.fit_on_labels(ds, labels, request, overlay)
 
 
-def fit(data_key, method, params: dict, labels_text: str, preprocess: str, overlay: str):
+def fit(request: FitRequest, labels_text: str, overlay: str):
     """The cached `overlays.fit_on_labels` of one method on the session's labels. A method that
     uses no label and sees every point (LE) is fitted once and only rescored on new labels."""
-    cache.require_visible(data_key[0])
-    spec = REGISTRY[method]
+    require_visible(request.data.name)
+    spec = request.spec
     if not (spec.transductive and not spec.needs_labels) or labels_text == NONE:
-        return _fit(*data_key, method, cache.params_key(params), labels_text, preprocess, overlay)
-    view = _fit(*data_key, method, cache.params_key(params), NONE, preprocess, overlay)
-    ds, _ = cache.view_data(*data_key)
+        return _fit(request, labels_text, overlay)
+    view = _fit(request, NONE, overlay)
+    ds, _ = cache.view_data(request.data)
     labels = decode_labels(labels_text, ds.n_samples, int(ds.y.max()) + 1)
     accuracy = None if view.Z is None else overlays.labeled_accuracy(view.Z, labels, ds.y)
     return replace(view, labels=labels, accuracy=accuracy)
@@ -183,7 +188,7 @@ def _captions(spec, view, overlay: str, focus, balls_radius) -> list[str]:
     if overlay == "balls" and balls_radius is not None:
         what = (
             "exact for a linear map (M = LᵀL)"
-            if spec.family == "mahalanobis"
+            if spec.has("mahalanobis") and not spec.has("kernelised")
             else "to first order: the kernel map is not linear, so the balls change shape"
         )
         plane = (
@@ -197,7 +202,7 @@ def _captions(spec, view, overlay: str, focus, balls_radius) -> list[str]:
             f"metric d(x, x') = ‖f(x) − f(x')‖ at a grid of centres ({what}); r is chosen to fit "
             f"the grid. A long axis is a direction the metric shrinks.{plane}"
         )
-    if overlay == "lmnn" and focus in view.lmnn:
+    if overlay == "impostors" and focus in view.lmnn:
         targets, before, after = view.lmnn[focus]
         lines.append(
             f"**{before.size} impostor(s) before learning, {after.size} after.** "
@@ -210,160 +215,149 @@ def _captions(spec, view, overlay: str, focus, balls_radius) -> list[str]:
     return lines
 
 
+def _controls(page: EmbedPage, state: labelling.LabelState, names: list[str]) -> tuple:
+    """The left column: label controls (for methods that take new labels), the overlay choice
+    and the method's parameters; returns (overlay, params)."""
+    if page.spec.transductive:
+        _label_controls(state, names)
+    choices = overlay_choices(page.spec)
+    seed_from_url(OVERLAY_KEY, "none", options=choices)
+    if st.session_state[OVERLAY_KEY] not in choices:
+        st.session_state[OVERLAY_KEY] = "none"
+    overlay = st.radio("Draw over the input", choices, key=OVERLAY_KEY, format_func=OVERLAYS.get)
+    st.markdown(f"**{page.spec.label}** parameters")
+    return overlay, page.widgets()
+
+
+def _requests(page: EmbedPage, params: dict) -> list[FitRequest]:
+    """The method's fit, and its graph partner's on the same graph (TDL, then LE)."""
+    request = page.with_params(params)
+    partner = graph_partner(page.spec)
+    if partner is None:
+        return [request]
+    other = request.with_method(partner.key, compute.shared_params(partner, params))
+    return [request, other] if page.spec.baseline == partner.key else [other, request]
+
+
+def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
+    """The input panel with its overlay, then one panel per fitted method."""
+    main = views[page.spec.key]
+    features = [str(f) for f in (ds.feature_names or [])] + ["feature 1", "feature 2"]
+    axis = ("PC 1", "PC 2") if main.projected else (features[0], features[1])
+    panel_in = panel_plots.Panel(main.coords, "input", axis)
+    panel_in.marker_size = 5 if overlay in ("graph", "balls") else 7
+    if overlay == "graph":
+        panel_in.overlays += panel_plots.edge_traces(main.edges)
+    if overlay == "balls" and main.balls is not None:
+        panel_in.overlays += panel_plots.ball_traces(main.balls, "ball of the learned metric")
+    panels = [panel_in]
+    request = page.request
+    for key, view in views.items():
+        label = short_label(REGISTRY[key])
+        if view.Z is None:
+            st.warning(f"{label}: {view.error}", icon=":material/warning:")
+            continue
+        view_id = (request.data, key, request.split, request.scaling)
+        Z, x_range, y_range = aligned(view.Z, view_id)
+        panel = panel_plots.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
+        if overlay == "impostors" and key == page.spec.key and focus in view.lmnn:
+            targets, before, after = view.lmnn[focus]
+            panel_in.overlays += panel_plots.neighbour_traces(main.coords, focus, targets, before)
+            panel.overlays += panel_plots.neighbour_traces(Z, focus, targets, after)
+        elif focus is not None and Z.shape[1] > 1:
+            panel.overlays.append(panel_plots.focus_ring(Z, focus))
+        panels.append(panel)
+    if focus is not None and not any(t.get("name") == f"point {focus}" for t in panel_in.overlays):
+        panel_in.overlays.append(panel_plots.focus_ring(main.coords, focus))
+    return panels
+
+
+def _scores(views: dict, labeled: np.ndarray) -> None:
+    cols = st.columns(len(views) + 1)
+    for col, (key, view) in zip(cols, views.items(), strict=False):
+        value = "—" if view.accuracy is None else f"{view.accuracy:.3f}"
+        col.metric(
+            f"{short_label(REGISTRY[key])} 1-NN accuracy",
+            value,
+            help="on the unlabeled points (true classes), the labeled points and the classes "
+            "given to them as reference",
+        )
+    cols[-1].metric("labeled / unlabeled", f"{int(labeled.sum())} / {int((~labeled).sum())}")
+
+
+def _notes(page: EmbedPage, main, overlay: str, focus, ds) -> None:
+    """The captions under the chart, and the image panel of image data sets."""
+    balls_radius = None if main.balls is None else main.balls.radius
+    for line in _captions(page.spec, main, overlay, focus, balls_radius):
+        st.caption(line)
+    if main.balls is not None and main.balls.degenerate:
+        st.caption(
+            "The metric ignores a direction of this plane (rank-deficient L): those balls "
+            "are strips, clipped to the view."
+        )
+    if page.spec.transductive:
+        st.caption(
+            "Colours: unlabeled points by their true class; labeled points (diamonds) by the "
+            "class they were given — give a wrong one and watch the embedding follow it. "
+            "The link records the labels."
+        )
+    if ds.image_shape is not None and main.Z is not None:
+        if focus is None:
+            st.caption("Click a point to see its image and its five nearest neighbours.")
+        else:
+            _image_panel(ds, main, focus, page.request.scaling, page.spec)
+
+
 @st.fragment
-def input_view(
-    spec,
-    data_key: tuple,
-    split_key: tuple,
-    scaling: str,
-    widgets: Callable[[], dict],
-    url_keys: Sequence[str],
-    prefix: str,
-) -> None:
-    """The view (a fragment: a click reruns only it). `widgets()` draws the method's parameter
-    widgets and returns their values; `url_keys` are the page's keys the link records."""
+def input_view(page: EmbedPage) -> None:
+    """The view (a fragment: a click reruns only it)."""
     started = time.perf_counter()
+    spec, request = page.spec, page.request
     if spec.output != "embedding" or spec.input != "vector":
         st.info(f"{spec.label} has no embedding of the input to draw; choose another method.")
         return
-    ds, _ = cache.view_data(*data_key)
-    mask = cache.split(*data_key, *split_key)
-    names = [str(t) for t in ds.target_names]
-    state = labelling.LabelState((data_key, split_key), ds.y, mask)
-    relabel = spec.transductive
+    ds, _ = cache.view_data(request.data)
+    mask = cache.split(request.data, request.split)
+    state = labelling.LabelState((request.data, request.split), ds.y, mask)
     left, right = st.columns([1, 4])
     with left:
-        if relabel:
-            _label_controls(state, names)
-        choices = overlay_choices(spec)
-        seed_from_url(OVERLAY_KEY, "none", options=choices)
-        if st.session_state[OVERLAY_KEY] not in choices:
-            st.session_state[OVERLAY_KEY] = "none"
-        overlay = st.radio(
-            "Draw over the input", choices, key=OVERLAY_KEY, format_func=OVERLAYS.get
-        )
-        st.markdown(f"**{spec.label}** parameters")
-        params = widgets()
+        overlay, params = _controls(page, state, [str(t) for t in ds.target_names])
     text = state.text if state.edited else encode_labels(state.labels)
-    publish(
-        {
-            **url_values([*url_keys, OVERLAY_KEY, *(prefix + p for p in params)]),
-            **state.url_values(),
-        },
-        prune=("p.", "d."),
-    )
+    page.publish(params, keys=[OVERLAY_KEY], extra=state.url_values())
     for key in (labelling.KEY, labelling.FOCUS_KEY):
         if key in st.query_params and key not in state.url_values():
             del st.query_params[key]
-    methods = [(spec.key, params)]
-    if spec.key in PAIR and all(k in REGISTRY for k in PAIR):
-        other = PAIR[1] if spec.key == PAIR[0] else PAIR[0]
-        methods.append((other, shared_params(other, params)))
-        methods.sort(key=lambda m: PAIR.index(m[0]))
     with right:
         views = {}
-        for key, values in methods:
-            view = guarded(
-                fit,
-                data_key,
-                key,
-                values,
-                text,
-                scaling,
-                overlay if key == spec.key else "none",
-                context=REGISTRY[key].label,
-            )
+        for fit_request in _requests(page, params):
+            shown = overlay if fit_request.method == spec.key else "none"
+            view = guarded(fit, fit_request, text, shown, context=fit_request.spec.label)
             if view is None:
                 return
-            views[key] = view
+            views[fit_request.method] = view
         main = views[spec.key]
-        labels = main.labels
-        labeled = labels >= 0
-        cols = st.columns(len(views) + 1)
-        for col, (key, view) in zip(cols, views.items(), strict=False):
-            value = "—" if view.accuracy is None else f"{view.accuracy:.3f}"
-            col.metric(
-                f"{short_label(REGISTRY[key])} 1-NN accuracy",
-                value,
-                help="on the unlabeled points (true classes), the labeled points and the classes "
-                "given to them as reference",
-            )
-        cols[-1].metric("labeled / unlabeled", f"{int(labeled.sum())} / {int((~labeled).sum())}")
+        labeled = main.labels >= 0
+        _scores(views, labeled)
         focus = _focus_default(main, state)
-        features = [str(f) for f in (ds.feature_names or [])] + ["feature 1", "feature 2"]
-        axis = ("PC 1", "PC 2") if main.projected else (features[0], features[1])
-        panel_in = panel_plots.Panel(main.coords, "input", axis)
-        panel_in.marker_size = 5 if overlay in ("graph", "balls") else 7
-        if overlay == "graph":
-            panel_in.overlays += panel_plots.edge_traces(main.edges)
-        if overlay == "balls" and main.balls is not None:
-            panel_in.overlays += panel_plots.ball_traces(main.balls, "ball of the learned metric")
-        panels = [panel_in]
-        for key, view in views.items():
-            label = short_label(REGISTRY[key])
-            if view.Z is None:
-                st.warning(f"{label}: {view.error}", icon=":material/warning:")
-                continue
-            view_id = (data_key, key, split_key, scaling)
-            Z, x_range, y_range = aligned(view.Z, view_id)
-            panel = panel_plots.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
-            if overlay == "lmnn" and key == spec.key and focus in view.lmnn:
-                targets, before, after = view.lmnn[focus]
-                panel_in.overlays += panel_plots.neighbour_traces(
-                    main.coords, focus, targets, before
-                )
-                panel.overlays += panel_plots.neighbour_traces(Z, focus, targets, after)
-            elif focus is not None and Z.shape[1] > 1:
-                panel.overlays.append(panel_plots.focus_ring(Z, focus))
-            panels.append(panel)
-        if focus is not None and not any(
-            t.get("name") == f"point {focus}" for t in panel_in.overlays
-        ):
-            panel_in.overlays.append(panel_plots.focus_ring(main.coords, focus))
-        shown = np.where(labeled, labels, ds.y)
         fig = panel_plots.panel_figure(
-            panels,
-            shown,
+            _panels(page, views, overlay, focus, ds),
+            np.where(labeled, main.labels, ds.y),
             labeled,
             ds.target_names,
             title=f"{spec.label} on {ds.name}: "
-            + ("click or lasso points to label them" if relabel else "click a point"),
-            revision=str((data_key, spec.key)),
+            + ("click or lasso points to label them" if spec.transductive else "click a point"),
+            revision=str((request.data, spec.key)),
         )
         chart_key = f"input_view_{state.generation}"
         st.plotly_chart(
             presentation.fit_screen(fig),  # larger for a projector in presentation mode
             key=chart_key,
-            on_select=lambda: state.on_select(chart_key, relabel),
+            on_select=lambda: state.on_select(chart_key, spec.transductive),
             selection_mode=("points", "box", "lasso"),
         )
-        balls_radius = None if main.balls is None else main.balls.radius
-        for line in _captions(spec, main, overlay, focus, balls_radius):
-            st.caption(line)
-        if main.balls is not None and main.balls.degenerate:
-            st.caption(
-                "The metric ignores a direction of this plane (rank-deficient L): those balls "
-                "are strips, clipped to the view."
-            )
-        if relabel:
-            st.caption(
-                "Colours: unlabeled points by their true class; labeled points (diamonds) by the "
-                "class they were given — give a wrong one and watch the embedding follow it. "
-                "The link records the labels."
-            )
-        if ds.image_shape is not None and main.Z is not None:
-            if focus is None:
-                st.caption("Click a point to see its image and its five nearest neighbours.")
-            else:
-                _image_panel(ds, main, focus, scaling, spec)
-    if cache_timing():
+        _notes(page, main, overlay, focus, ds)
+    if timing_enabled():
         print(
             f"metriclab-timing input_view {1000 * (time.perf_counter() - started):.1f} ms",
             flush=True,
         )
-
-
-def cache_timing() -> bool:
-    import os
-
-    return bool(os.environ.get("METRICLAB_TIMING"))

@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from metriclab.ui.state import URLValueError
+from metriclab.ui.shared.state import URLValueError
 
 NONE = "none"
 MAX_LABEL_CHARS = 4000  # a link with more is refused unread (≈ 1,000 scattered labels)

@@ -5,7 +5,6 @@ the L of each recorded iteration, as frames for a client-side animation beside t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -15,24 +14,11 @@ from metriclab.evaluation import fit_split, knn_accuracy
 from metriclab.preprocess import scale_features, scaler_fit_rows
 
 MAX_FRAMES = 60  # more iterations than this are sampled evenly (first and last kept)
-LOSS_NAMES = {
-    "nca": "NCA loss −Σᵢ pᵢ (Eq. 3)",
-    "lmnn": "LMNN loss (1 − μ)·pull + μ·push",
-    "knca": "NCA loss −Σᵢ pᵢ on kernel-PCA coordinates",
-    "klmnn": "LMNN loss (1 − μ)·pull + μ·push on kernel-PCA coordinates",
-}
 
 
 def records_iterates(spec) -> bool:
-    """Whether the method's estimator can record its iterations (NCA, LMNN, KNCA, KLMNN)."""
-    try:
-        estimator = spec.make()
-        if "record_iterates" not in estimator.get_params():
-            return False
-        learner_records = getattr(estimator, "learner_records_iterates", None)
-        return True if learner_records is None else learner_records()
-    except (ValueError, TypeError):
-        return False
+    """Whether the method records its iterations (its spec's "learning_frames" tag)."""
+    return spec.has("learning_frames")
 
 
 @dataclass
@@ -53,18 +39,15 @@ def frame_indices(n: int, max_frames: int = MAX_FRAMES) -> np.ndarray:
 
 
 def learning_frames(
-    ds: Dataset,
-    spec,
-    params: dict[str, Any],
-    mask: np.ndarray,
-    preprocess: str = "none",
-    max_frames: int = MAX_FRAMES,
+    ds: Dataset, mask: np.ndarray, request, max_frames: int = MAX_FRAMES
 ) -> LearningFrames:
-    """`spec` fitted on the labeled points with its iterations recorded, and every point mapped by
-    the L of each (sampled) iteration: the embedding as the fit moved it."""
+    """The method of `request` (a `FitRequest`) fitted on the labeled points with its iterations
+    recorded, and every point mapped by the L of each (sampled) iteration: the embedding as the
+    fit moved it."""
+    spec, params, preprocess = request.spec, request.values, request.scaling
     if not records_iterates(spec):
         raise ValueError(
-            f"{spec.label} does not record its iterations (NCA, LMNN, KNCA and KLMNN do)"
+            f"{spec.label} does not record its iterations (methods tagged 'learning_frames' do)"
         )
     mask = np.asarray(mask, dtype=bool)
     fitted = fit_split(

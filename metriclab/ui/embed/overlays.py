@@ -7,7 +7,6 @@ point's nearest neighbours under a metric (the image side panel)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -237,18 +236,13 @@ def labeled_accuracy(Z: np.ndarray, labels: np.ndarray, y_true: np.ndarray) -> f
     return knn_accuracy(Z[mask], labels[mask], Z[~mask], y_true[~mask])
 
 
-def fit_on_labels(
-    ds: Dataset,
-    spec,
-    params: dict[str, Any],
-    labels: np.ndarray,
-    preprocess: str = "none",
-    overlay: str = "none",
-) -> MetricView:
-    """`spec` with `params` fitted under its protocol with the classes `labels` gives the labeled
-    points (-1: unlabeled; a class may differ from the point's true one), scored against the true
-    classes; `overlay` ("graph", "balls", "lmnn") adds what the input view draws over the data.
-    A fit that the labels do not allow (TDL with one class) gives `error` instead of raising."""
+def fit_on_labels(ds: Dataset, labels: np.ndarray, request, overlay: str = "none") -> MetricView:
+    """The method of `request` (a `FitRequest`) fitted under its protocol with the classes
+    `labels` gives the labeled points (-1: unlabeled; a class may differ from the point's true
+    one), scored against the true classes; `overlay` ("graph", "balls", "impostors") adds what the
+    input view draws over the data. A fit that the labels do not allow (TDL with one class) gives
+    `error` instead of raising."""
+    spec, params, preprocess = request.spec, request.values, request.scaling
     labels = np.asarray(labels, dtype=np.int64)
     mask = labels >= 0
     X = scale_features(preprocess, ds.X, scaler_fit_rows(spec, "transductive", mask))
@@ -279,7 +273,7 @@ def fit_on_labels(
         view.edges = graph_edges(estimator.affinity_, coords)
     elif overlay == "balls" and not spec.transductive and hasattr(estimator, "transform"):
         view.balls = metric_balls(estimator.transform, projection, coords)
-    elif overlay == "lmnn" and hasattr(estimator, "target_neighbors_"):
+    elif overlay == "impostors" and hasattr(estimator, "target_neighbors_"):
         rows = np.flatnonzero(mask)
         lmnn = lmnn_neighbourhoods(
             X[rows], given[rows], estimator.target_neighbors_, estimator.components_

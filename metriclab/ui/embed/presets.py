@@ -8,9 +8,9 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.preprocessing import KEY as SCALING_KEY
-from metriclab.ui.state import nearest_option
-from metriclab.ui.widgets import param_options
+from metriclab.ui.shared.preprocessing import KEY as SCALING_KEY
+from metriclab.ui.shared.state import nearest_option
+from metriclab.ui.shared.widgets import param_options
 
 # The TDL paper's two-moons demo (Sect. 5.1): 200 points, Gaussian graph exp(-||x-y||²/0.25),
 # "normalized Laplacian" penalty, λ = 16, 1-NN on the first coordinate; 10 graph neighbours, k = 5
@@ -84,11 +84,27 @@ def available_presets() -> list[dict[str, Any]]:
     return [p for p in PRESETS if p["method"] in REGISTRY and p["dataset"] in known]
 
 
+# Which method each page opens with, in order of preference (the first one registered is used):
+# page data like the presets, the one place outside metriclab/methods/ that names methods.
+PAGE_DEFAULTS = {
+    "embed": ("tdl", "nca", "pca"),
+    "dissimilarity": ("zhang_mds",),
+    "compare": ("pca", "nca", "zhang_mds", "tdl", "le"),
+    "tangent": ("tangent_knn",),
+}
+
+
+def page_default(page: str, count: int = 1, accept=None) -> list[str]:
+    """The first `count` registered methods of the page's preference list (that `accept`, a
+    function of the spec, allows), filled up from the registry's order if the list runs short."""
+    ok = [k for k, s in REGISTRY.items() if accept is None or accept(s)]
+    chosen = [k for k in PAGE_DEFAULTS.get(page, ()) if k in ok][:count]
+    return chosen + [k for k in ok if k not in chosen][: count - len(chosen)]
+
+
 def default_method() -> str:
-    for key in ("tdl", "nca", "pca"):
-        if key in REGISTRY:
-            return key
-    return next(iter(REGISTRY))
+    """The Embed page's method when nothing else chose one."""
+    return page_default("embed")[0]
 
 
 def method_defaults(spec) -> dict[str, Any]:
@@ -168,67 +184,12 @@ def preset_buttons() -> None:
             )
 
 
-EXPLANATIONS = {
-    "spectral": (
-        "**Transductive distance learning (Li, Yang & Wang 2007).** Every point, labeled or not, gets "
-        "coordinates X. Labeled pairs enter a cost C (same class close, other classes far, among k "
-        "labeled neighbours); a graph Laplacian P penalises coordinates that vary along the data's "
-        "neighbourhood graph. The embedding is the eigenvectors of the smallest eigenvalues of "
-        "C′ + λP′ (the trivial constant one removed); λ trades labels against smoothness. "
-        "What λ is weighed against depends on the Laplacian: the default D − W scales with the "
-        "graph's heat weights exp(−d²/t), so the same λ is a weak penalty where neighbours are "
-        "far apart against t (UCI features in [0, 1], t = 0.25: the paper's λ = 1024) and a strong "
-        "one on dense 2-D data (weights near 1); the symmetric I − D^-½WD^-½ is scale-free "
-        "(eigenvalues in [0, 2]), which is the setting of the paper's two-moons figure (λ = 16). "
-        "Laplacian Eigenmaps is the case C = 0. Diamonds are labeled points; the score is 1-NN "
-        "on the unlabeled points with the labeled ones as reference.",
-        [
-            r"\min_X \operatorname{Tr}\!\Big(X^\top \big(\textstyle\sum_i C'_i + \lambda P'\big) X\Big)"
-            r"\quad \text{s.t. } X^\top E X = 0,\ \operatorname{Tr}(X^\top X)=1 \qquad (3)"
-        ],
-    ),
-    "zhang": (
-        "**Discriminant kernels and MDS (Zhang 2003).** A base kernel on the inputs is combined with "
-        "the label kernel δ(t, t′) (tensor product or direct sum), giving a dissimilarity between "
-        "labeled points; classical MDS turns it into Euclidean coordinates, and an RBF expansion "
-        "fitted by iterative majorization maps the unlabeled points.",
-        [
-            r"k((x,t),(x',t')) = k_1(x,x')\,\delta(t,t') \quad\text{or}\quad \alpha_1 k_1(x,x') + \alpha_2 \delta(t,t')",
-            r"\delta^2(i,j) = k_{ii} + k_{jj} - 2k_{ij}",
-        ],
-    ),
-    "mahalanobis": (
-        "**Mahalanobis metric learning.** A linear map L is learned from the labeled points so that "
-        "the distance d_M below puts same-class neighbours close (NCA: expected leave-one-out "
-        "accuracy; LMNN: large margin against impostors; DNE: one eigenproblem). The picture shows "
-        "L x for all points; the baseline is the Euclidean input space.",
-        [r"d_M(x,x')^2 = (x-x')^\top L^\top L\,(x-x')"],
-    ),
-    "kpca_trick": (
-        "**The KPCA trick (Chatpatanasiri et al. 2009).** Kernel PCA maps the data to coordinates "
-        "in feature space; any linear Mahalanobis learner (NCA, LMNN, DNE) then runs there, giving "
-        "its kernel version without rewriting the learner. The kernel may be chosen by alignment.",
-        [
-            r"\varphi(x) \mapsto \big(\langle v_1, \varphi(x)\rangle, \dots, \langle v_m, \varphi(x)\rangle\big),\quad d(x,x') = \|L(\psi(x)-\psi(x'))\|"
-        ],
-    ),
-    "tangent": (
-        "**Tangent distance (Simard et al.; Mody 2009).** An image may move along its tangent "
-        "vectors (shift, scale, rotate, shear, thickness) at no cost; the distance is the shortest "
-        "distance between the two tangent planes. The picture shows the data's PCA view coloured by "
-        "the classifier's predictions; diamonds are the labeled (training) images.",
-        [r"d_T(x,y) = \min_{\alpha,\beta} \|x + T_x\alpha - y - T_y\beta\|"],
-    ),
-    "baseline": (
-        "**Baselines.** The Euclidean input space (no learning) and PCA (unsupervised). The score is "
-        "1-NN on the unlabeled points with the labeled points as reference.",
-        [r"d(x,x') = \|x - x'\|_2"],
-    ),
-}
-
-
-def explanation(spec) -> tuple[str, list[str]]:
-    text, latex = EXPLANATIONS.get(spec.family, EXPLANATIONS["baseline"])
+def explanation(method: str) -> tuple[str, list[str]]:
+    """The method family's 'what am I looking at' (from its spec) and the method's description."""
+    spec = REGISTRY[method]
+    text, latex = (
+        (spec.explanation.text, list(spec.explanation.latex)) if spec.explanation else ("", [])
+    )
     if spec.description:
-        text = f"{text}\n\n*{spec.label}*: {spec.description}"
+        text = f"{text}\n\n*{spec.label}*: {spec.description}" if text else spec.description
     return text, latex

@@ -9,7 +9,6 @@ in a fresh interpreter and compare its output with the page; `show_code` draws t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,11 +32,17 @@ def _call(function: str, args: Sequence[str] = (), kwargs: Mapping[str, Any] = (
     return f"{function}(\n" + "".join(f"    {p},\n" for p in parts) + ")"
 
 
-def _public_class(factory) -> str | None:
-    """The name under which `factory` is exported by `metriclab`, if it is."""
+def _public_class(factory) -> tuple[str, str] | None:
+    """(module, name) to import `factory` from: `metriclab` when it exports it, else the class's
+    own module when it is a class defined at a module's top level (a method added from outside
+    the package); None for a factory function of the registry (the snippet then uses it)."""
     for name in metriclab.__all__:
         if name != "__version__" and getattr(metriclab, name, None) is factory:
-            return name
+            return "metriclab", name
+    module, qualname = getattr(factory, "__module__", ""), getattr(factory, "__qualname__", "")
+    if isinstance(factory, type) and module and not module.startswith("metriclab"):
+        if "<" not in qualname and "." not in qualname:
+            return module, qualname
     return None
 
 
@@ -84,13 +89,13 @@ def data_lines(
     return imports, lines
 
 
-def split_line(label_mode: str, label_value: float, seed: int) -> str:
-    """The page's labelled points: a share of each class or a number per class."""
-    if label_mode == "fraction":
-        how = f"fraction={float(label_value)!r}"
+def split_line(split) -> str:
+    """The page's labelled points (a `SplitRef`): a share of each class or a number per class."""
+    if split.mode == "fraction":
+        how = f"fraction={float(split.value)!r}"
     else:
-        how = f"per_class={int(label_value)}"
-    return f"mask = labeled_mask(ds.y, {how}, seed={int(seed)})  # True = labelled"
+        how = f"per_class={int(split.value)}"
+    return f"mask = labeled_mask(ds.y, {how}, seed={int(split.seed)})  # True = labelled"
 
 
 def model_lines(spec, params: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -99,7 +104,8 @@ def model_lines(spec, params: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     args = ["image_shape=ds.image_shape"] if spec.input == "image" else []
     public = _public_class(spec.factory)
     if public is not None:
-        return [f"from metriclab import {public}"], ["model = " + _call(public, args, values)]
+        module, name = public
+        return [f"from {module} import {name}"], ["model = " + _call(name, args, values)]
     return (
         ["from metriclab.methods import REGISTRY"],
         ["model = " + _call(f"REGISTRY[{spec.key!r}].make", args, values)],
@@ -171,35 +177,22 @@ def _assemble(imports: list[str], body: list[str], header: str) -> str:
     return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
 
 
-@dataclass(frozen=True)
-class FitState:
-    """What a page fitted: the data set (with its generator's parameters and subsample), the
-    split, the feature scaling, the method and its parameters; `dataset` is the loaded set (for
-    uploads and drawings, which the snippet reads or writes out)."""
-
-    name: str
-    data_params: Mapping[str, Any] | None
-    max_points: int | None
-    spec: Any
-    params: Mapping[str, Any]
-    label_mode: str
-    label_value: float
-    seed: int
-    preprocess: str
-    dataset: Dataset | None = None
-
-    @property
-    def shown_name(self) -> str:
-        return self.dataset.name if self.dataset is not None else self.name
+def shown_name(request, dataset: Dataset | None) -> str:
+    """The data set's name as the page shows it (an upload's file name)."""
+    if dataset is not None and request.data.name.startswith(SESSION_PREFIX):
+        return dataset.name
+    return request.data.name
 
 
-def fitted_lines(state: FitState) -> tuple[list[str], list[str]]:
-    """(imports, lines) up to the fitted `model` and its embedding `Z` (or `accuracy`)."""
-    spec = state.spec
-    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
+def fitted_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]]:
+    """(imports, lines) up to the fitted `model` and its embedding `Z` (or `accuracy`) of
+    `request` (a `FitRequest`); `dataset` is the loaded set (an upload's or a drawing's points)."""
+    spec = request.spec
+    data = request.data
+    imports, body = data_lines(data.name, dict(data.params), data.max_points, dataset)
     imports.append("from metriclab.evaluation import labeled_mask")
-    body.append(split_line(state.label_mode, state.label_value, state.seed))
-    for more, lines in (scaling_lines(spec, state.preprocess), model_lines(spec, state.params)):
+    body.append(split_line(request.split))
+    for more, lines in (scaling_lines(spec, request.scaling), model_lines(spec, request.values)):
         imports += more
         body += lines
     body += fit_lines(spec)
@@ -208,11 +201,11 @@ def fitted_lines(state: FitState) -> tuple[list[str], list[str]]:
     return imports, body
 
 
-def embed_snippet(state: FitState) -> str:
+def embed_snippet(request, dataset: Dataset | None = None) -> str:
     """The Embed page's live view: fit, then print the 1-NN accuracy on the unlabelled points (a
     classifier's own accuracy) with the page's three decimals."""
-    spec = state.spec
-    imports, body = fitted_lines(state)
+    spec = request.spec
+    imports, body = fitted_lines(request, dataset)
     if spec.output == "classifier":
         imports.append("import numpy as np")
         body.append('print(f"accuracy: {accuracy:.3f}")')
@@ -222,33 +215,35 @@ def embed_snippet(state: FitState) -> str:
             "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
             'print(f"1-NN accuracy: {accuracy:.3f}")',
         ]
-    return _assemble(imports, body, f"{spec.label} on {state.shown_name}, as on the Embed page.")
+    name = shown_name(request, dataset)
+    return _assemble(imports, body, f"{spec.label} on {name}, as on the Embed page.")
 
 
-def sweep_lines(state: FitState) -> tuple[list[str], list[str]]:
+def sweep_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]]:
     """(imports, lines) of a snippet that fits the method many times: the data set, the split and
     the scaled features `X`, with the registry and the accuracy the loop needs."""
-    imports, body = data_lines(state.name, state.data_params, state.max_points, state.dataset)
+    data = request.data
+    imports, body = data_lines(data.name, dict(data.params), data.max_points, dataset)
     imports += [
         "from metriclab.evaluation import embedding_accuracy, labeled_mask",
         "from metriclab.methods import REGISTRY",
     ]
-    body.append(split_line(state.label_mode, state.label_value, state.seed))
-    more, lines = scaling_lines(state.spec, state.preprocess)
+    body.append(split_line(request.split))
+    more, lines = scaling_lines(request.spec, request.scaling)
     return imports + more, body + lines
 
 
-def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> str:
+def scrub_snippet(request, dataset: Dataset | None, scrub_name: str, values: Sequence[Any]) -> str:
     """The Embed page's λ scrub: one fit per value of `scrub_name` (the other parameters as on the
     page), each printing the 1-NN accuracy the slider's label gives (two decimals)."""
-    spec = state.spec
-    imports, body = sweep_lines(state)
+    spec = request.spec
+    imports, body = sweep_lines(request, dataset)
     if spec.transductive:
         imports.append("from metriclab.evaluation import partial_labels")
     image = ", image_shape=ds.image_shape" if spec.input == "image" else ""
     body += [
         f"spec = REGISTRY[{spec.key!r}]  # {spec.label}",
-        f"fixed = {dict(state.params)!r}  # the page's other parameters",
+        f"fixed = {request.values!r}  # the page's other parameters",
         f"for value in {list(values)!r}:",
         f"    model = spec.make(**fixed, {scrub_name}=value{image})",
         *("    " + line for line in fit_lines(spec)),
@@ -258,7 +253,7 @@ def scrub_snippet(state: FitState, scrub_name: str, values: Sequence[Any]) -> st
     return _assemble(
         imports,
         body,
-        f"{spec.label} on {state.shown_name}: the Embed page's scrub of {scrub_name}.",
+        f"{spec.label} on {shown_name(request, dataset)}: the Embed page's scrub of {scrub_name}.",
     )
 
 
@@ -282,20 +277,20 @@ def _fit_and_score_lines(specs) -> list[str]:
 
 
 def window_snippet(
-    state: FitState, row: tuple[str, Sequence[Any]], col: tuple[str, Sequence[Any]]
+    request, dataset: Dataset | None, row: tuple[str, Sequence[Any]], col: tuple[str, Sequence[Any]]
 ) -> str:
     """The Embed page's window map: the method's 1-NN accuracy on every cell of the grid minus its
     baseline's (fitted with the settings it shares with the cell; without a baseline, minus the
     grid's median), each cell printed, then the share of cells the method wins, as the caption."""
-    spec = state.spec
+    spec = request.spec
     base = REGISTRY.get(spec.baseline) if spec.baseline else None
-    imports, body = sweep_lines(state)
+    imports, body = sweep_lines(request, dataset)
     imports.append("import numpy as np")
     base_x = "X"
-    if base is not None and _scaler_rows(base, state.preprocess) != _scaler_rows(
-        spec, state.preprocess
+    if base is not None and _scaler_rows(base, request.scaling) != _scaler_rows(
+        spec, request.scaling
     ):  # the baseline's scaler is fitted on other rows (all points / the labelled ones)
-        more, lines = scaling_lines(base, state.preprocess)
+        more, lines = scaling_lines(base, request.scaling)
         imports += more
         body += [line.replace("X = ", "X_base = ", 1) for line in lines]
         base_x = "X_base"
@@ -314,7 +309,7 @@ def window_snippet(
         "",
         "",
         f"spec = REGISTRY[{spec.key!r}]  # {spec.label}",
-        f"fixed = {dict(state.params)!r}  # the page's other parameters",
+        f"fixed = {request.values!r}  # the page's other parameters",
         f"rows, cols = {list(rows)!r}, {list(cols)!r}  # {row_name} × {col_name}",
         "grid = np.array([",
         f"    [accuracy(spec, {{**fixed, {row_name!r}: r, {col_name!r}: c}}, X) for c in cols]",
@@ -344,15 +339,17 @@ def window_snippet(
         f'print(f"{spec.label} wins on {{np.mean(grid > reference + 1e-12):.0%}} of the grid")',
     ]
     return _assemble(
-        imports, body, f"{spec.label} on {state.shown_name}: the Embed page's window map."
+        imports,
+        body,
+        f"{spec.label} on {shown_name(request, dataset)}: the Embed page's window map.",
     )
 
 
-def dissimilarity_snippet(state: FitState) -> str:
+def dissimilarity_snippet(request, dataset: Dataset | None = None) -> str:
     """The Dissimilarity page: fit, take the learned dissimilarity (else the Euclidean distances of
     the scaled labelled inputs) and print Zhang's two checks as the page's caption gives them."""
-    spec, preprocess = state.spec, state.preprocess
-    imports, body = fitted_lines(state)
+    spec, preprocess = request.spec, request.scaling
+    imports, body = fitted_lines(request, dataset)
     imports.append("import numpy as np")
     imports.append("from metriclab.methods.zhang import is_euclidean, is_fisher_separable")
     imports.append("from metriclab.preprocess import scale_features")
@@ -373,22 +370,15 @@ def dissimilarity_snippet(state: FitState) -> str:
     return _assemble(
         imports,
         body,
-        f"{spec.label} on {state.shown_name}, as on the Dissimilarity page.",
+        f"{spec.label} on {shown_name(request, dataset)}, as on the Dissimilarity page.",
     )
 
 
-def compare_snippet(
-    sets: Sequence[str],
-    methods: Sequence[str],
-    n_splits: int,
-    fraction: float,
-    protocol: str,
-    preprocess: str,
-    datasets: Mapping[str, Dataset] | None = None,
-    seed: int = 0,
-) -> str:
-    """The Compare page: the same repeated-split comparison, then its summary's mean accuracies.
-    `datasets` gives the Dataset of each upload or drawing among `sets` (by name)."""
+def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -> str:
+    """The Compare page: the same repeated-split comparison (a `ComparisonRequest`), then its
+    summary's mean accuracies. `datasets` gives the Dataset of each upload or drawing among its
+    data sets (by name)."""
+    sets, methods = comparison.sets, comparison.methods
     imports = ["from metriclab.evaluation import compare, summarize"]
     body: list[str] = []
     items = []
@@ -408,11 +398,11 @@ def compare_snippet(
             "compare",
             [data, repr({m: {} for m in methods})],
             {
-                "n_splits": int(n_splits),
-                "fraction": float(fraction),
-                "protocol": protocol,
-                "seed": int(seed),
-                "preprocess": preprocess,
+                "n_splits": int(comparison.n_splits),
+                "fraction": float(comparison.fraction),
+                "protocol": comparison.protocol,
+                "seed": int(comparison.seed),
+                "preprocess": comparison.scaling,
             },
         ),
         "summary = summarize(results)  # the Euclidean baseline is always added",
@@ -423,9 +413,9 @@ def compare_snippet(
 
 def session_sets(names: Sequence[str]) -> dict[str, Dataset]:
     """The Dataset of each of `names` that this session holds (uploads and drawings), by name."""
-    from metriclab.ui import cache
+    from metriclab.ui.shared.session_data import dataset
 
-    return {n: cache.dataset(n) for n in names if n.startswith(cache.UPLOAD_PREFIX)}
+    return {n: dataset(n) for n in names if n.startswith(SESSION_PREFIX)}
 
 
 def show_code(snippet: str, key: str | None = None) -> None:

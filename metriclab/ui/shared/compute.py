@@ -111,13 +111,14 @@ def seed_spread(accuracies: Sequence[float], references: Sequence[float]) -> See
     )
 
 
-def split_mask(y: np.ndarray, mode: str, value: float, seed: int = 0) -> np.ndarray:
-    """Labeled points of one split: `mode` "fraction" (share of each class) or "per_class"."""
-    if mode == "fraction":
-        return labeled_mask(y, fraction=float(value), seed=seed)
-    if mode == "per_class":
-        return labeled_mask(y, per_class=int(value), seed=seed)
-    raise ValueError(f"label mode must be 'fraction' or 'per_class', got {mode!r}")
+def split_mask(y: np.ndarray, split) -> np.ndarray:
+    """Labeled points of one split (`SplitRef`): a share of each class ("fraction") or a number
+    per class ("per_class"), drawn with the split's seed."""
+    if split.mode == "fraction":
+        return labeled_mask(y, fraction=float(split.value), seed=split.seed)
+    if split.mode == "per_class":
+        return labeled_mask(y, per_class=int(split.value), seed=split.seed)
+    raise ValueError(f"label mode must be 'fraction' or 'per_class', got {split.mode!r}")
 
 
 def method_kwargs(spec, ds: Dataset, params: dict[str, Any]) -> dict[str, Any]:
@@ -135,20 +136,16 @@ def _extras(estimator) -> dict[str, Any]:
 
 
 def fit_view(
-    ds: Dataset,
-    spec,
-    params: dict[str, Any],
-    mask: np.ndarray,
-    extras: bool = True,
-    preprocess: str = "none",
-    progress=None,
+    ds: Dataset, mask: np.ndarray, request, extras: bool = True, progress=None
 ) -> ViewResult:
-    """Fit `spec` with `params` on `ds` and score 1-NN on the unlabeled points: `fit_split` under the
-    transductive protocol, since the pages show every point's embedding.
-    `extras=False` drops the learned matrices (kernel, affinity...) that only some pages show.
-    `preprocess` scales the features first (fitted on the points the method is fitted on).
-    `progress(done, total, message)` hears the stages of a classifier: the fit, then each block
-    of predicted points (when its predict reports them, as the tangent-distance ones do)."""
+    """Fit the method of `request` (a `FitRequest`) with its parameters on `ds` and score 1-NN on
+    the unlabeled points (`mask` False): `fit_split` under the transductive protocol, since the
+    pages show every point's embedding. `extras=False` drops the learned matrices (kernel,
+    affinity...) that only some pages show. The features are scaled by `request.scaling` first
+    (fitted on the points the method is fitted on). `progress(done, total, message)` hears the
+    stages of a classifier: the fit, then each block of predicted points (when its predict
+    reports them, as the tangent-distance ones do)."""
+    spec, params, preprocess = request.spec, request.values, request.scaling
     fitted = fit_split(
         spec,
         params,
@@ -191,18 +188,14 @@ def fit_view(
 
 
 def scrub_embeddings(
-    ds: Dataset,
-    spec,
-    params: dict[str, Any],
-    mask: np.ndarray,
-    name: str,
-    values: Sequence[Any],
-    preprocess: str = "none",
+    ds: Dataset, mask: np.ndarray, request, name: str, values: Sequence[Any]
 ) -> tuple[list[np.ndarray], list[float]]:
-    """Embeddings (first two columns) and accuracies with parameter `name` set to each of `values`."""
+    """Embeddings (first two columns) and accuracies with parameter `name` of `request` set to
+    each of `values`."""
+    spec = request.spec
     frames, accuracies = [], []
     for value in values:
-        result = fit_view(ds, spec, {**params, name: value}, mask, False, preprocess)
+        result = fit_view(ds, mask, request.with_params(**{name: value}), extras=False)
         if result.Z is None:
             raise ValueError(f"{spec.label} gives no embedding to scrub through")
         frames.append(result.Z[:, :2])
@@ -230,73 +223,65 @@ def shared_params(base_spec, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def window_accuracy(
-    ds: Dataset,
-    spec,
-    params: dict[str, Any],
-    mask: np.ndarray,
-    row: tuple[str, Sequence[Any]],
-    col: tuple[str, Sequence[Any]],
-    progress=None,
-    preprocess: str = "none",
-    failures: list[str] | None = None,
+    ds: Dataset, mask: np.ndarray, request, grid: tuple, progress=None, failures=None
 ) -> np.ndarray:
-    """Accuracy on the unlabeled points over the grid row-parameter × column-parameter; a cell
-    whose fit fails is a gap (NaN) and its reason is appended to `failures`."""
-    (row_name, row_values), (col_name, col_values) = row, col
-    grid = np.full((len(row_values), len(col_values)), np.nan)
-    total = grid.size
+    """Accuracy on the unlabeled points over `grid` = ((row name, values), (column name, values)),
+    the other parameters as in `request`; a cell whose fit fails is a gap (NaN) and its reason is
+    appended to `failures` (a list, when given)."""
+    (row_name, row_values), (col_name, col_values) = grid
+    spec = request.spec
+    out = np.full((len(row_values), len(col_values)), np.nan)
+    total = out.size
     for i, rv in enumerate(row_values):
         for j, cv in enumerate(col_values):
+            cell = request.with_params(**{row_name: rv, col_name: cv})
             try:
-                grid[i, j] = fit_view(
-                    ds, spec, {**params, row_name: rv, col_name: cv}, mask, False, preprocess
-                ).accuracy
+                out[i, j] = fit_view(ds, mask, cell, extras=False).accuracy
             except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                 if failures is not None:
                     failures.append(f"{spec.label} at {row_name}={rv}, {col_name}={cv}: {exc}")
             if progress is not None:
                 progress(i * len(col_values) + j + 1, total, f"{row_name}={rv}, {col_name}={cv}")
-    return grid
+    return out
 
 
 def window_map(
-    ds: Dataset,
-    spec,
-    base_spec,
-    params: dict[str, Any],
-    mask: np.ndarray,
-    row: tuple[str, Sequence[Any]],
-    col: tuple[str, Sequence[Any]],
-    preprocess: str = "none",
+    ds: Dataset, mask: np.ndarray, request, grid: tuple, base_spec: Any = "auto"
 ) -> WindowMap:
-    """The method over the grid and its baseline (`base_spec`, or None) fitted with each cell's
-    shared settings, on the same split; without a baseline the grid's median is the reference."""
+    """The method over `grid` and its baseline fitted with each cell's shared settings, on the
+    same split. `base_spec` "auto" is the method's own `baseline` (when registered); without a
+    baseline (None) the grid's median is the reference."""
+    from metriclab.methods import REGISTRY
+
+    spec = request.spec
+    if isinstance(base_spec, str) and base_spec == "auto":
+        base_spec = REGISTRY.get(spec.baseline) if spec.baseline else None
     failures: list[str] = []
-    grid = window_accuracy(ds, spec, params, mask, row, col, None, preprocess, failures)
-    base = np.full(grid.shape, np.nan)
+    accuracy = window_accuracy(ds, mask, request, grid, None, failures)
+    base = np.full(accuracy.shape, np.nan)
     if base_spec is not None:
-        (row_name, row_values), (col_name, col_values) = row, col
+        (row_name, row_values), (col_name, col_values) = grid
         fitted: dict[tuple, float] = {}  # cells sharing the baseline's settings are fitted once
         for i, rv in enumerate(row_values):
             for j, cv in enumerate(col_values):
-                shared = shared_params(base_spec, {**params, row_name: rv, col_name: cv})
+                cell = request.with_params(**{row_name: rv, col_name: cv})
+                shared = shared_params(base_spec, cell.values)
                 key = tuple(sorted(shared.items()))
                 if key not in fitted:
                     try:
-                        fitted[key] = fit_view(
-                            ds, base_spec, shared, mask, False, preprocess
-                        ).accuracy
+                        baseline = cell.with_method(base_spec.key, shared)
+                        fitted[key] = fit_view(ds, mask, baseline, extras=False).accuracy
                     except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                         fitted[key] = np.nan
                         where = ", ".join(f"{k}={v}" for k, v in key) or "its defaults"
                         failures.append(f"{base_spec.label} at {where}: {exc}")
                 base[i, j] = fitted[key]
     if np.all(np.isnan(base)):
-        base[:] = float(np.nanmedian(grid)) if np.any(np.isfinite(grid)) else np.nan
+        base[:] = float(np.nanmedian(accuracy)) if np.any(np.isfinite(accuracy)) else np.nan
         label = "the grid's median"
     else:
         label = base_spec.label
-    return WindowMap(grid, base, label, failures)
+    return WindowMap(accuracy, base, label, failures)
 
 
 # ------------------------------------------------------------------------------ dissimilarity
@@ -355,6 +340,8 @@ def dissimilarity_checks(
 
 # ------------------------------------------------------------------------------ tangent page
 
+NEAREST_EUCLIDEAN, NEAREST_TANGENT = "Euclidean distance", "tangent distance"
+
 
 def tangent_pictures(
     image: np.ndarray, image_shape: tuple[int, int], transform: str, amounts: Sequence[float]
@@ -372,7 +359,8 @@ def tangent_neighbours(
     ds: Dataset, mask: np.ndarray, query: int, transforms: str, two_sided: bool, k: int = 5
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The `k` nearest training images (mask True) of held-out image number `query` under the
-    Euclidean and the tangent distance: {"euclidean"|"tangent": (indices into ds, distances)}."""
+    Euclidean and the tangent distance: {NEAREST_EUCLIDEAN | NEAREST_TANGENT: (indices into ds,
+    distances)}."""
     from metriclab.methods.tangent import nearest_neighbours
 
     mask = np.asarray(mask, dtype=bool)
@@ -387,4 +375,9 @@ def tangent_neighbours(
         transforms=transforms,
         two_sided=two_sided,
     )
-    return {key: (train_idx[idx], dist) for key, (idx, dist) in found.items()}
+    tangent = found.pop("tangent")
+    (euclidean,) = found.values()  # the other one: the input space's distance
+    return {
+        NEAREST_EUCLIDEAN: (train_idx[euclidean[0]], euclidean[1]),
+        NEAREST_TANGENT: (train_idx[tangent[0]], tangent[1]),
+    }

@@ -9,9 +9,9 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui import cache
-from metriclab.ui.state import URLValueError, seed_from_url
-from metriclab.ui.widgets import format_value, param_widgets
+from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared.state import URLValueError, seed_from_url
+from metriclab.ui.shared.widgets import format_value, param_widgets
 
 FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 LARGE = 1500  # data sets above this many points are subsampled on the interactive pages
@@ -105,7 +105,7 @@ def adopt_linked_upload(key: str = "ds") -> None:
 def method_picker(
     container=None,
     key: str = "method",
-    default: str = "pca",
+    default: str | None = None,
     accept: Callable[[Any], bool] | None = None,
 ) -> str:
     c = container or st.sidebar
@@ -140,9 +140,9 @@ def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, f
             "Labeled fraction", FRACTIONS, key="frac", format_func=lambda v: f"{v:.0%}"
         )
     else:
-        seed_from_url("per", 5, low=1, high=50)
+        seed_from_url("per", 5, bounds=(1, 50))
         value = c.slider("Labels per class", 1, 50, key="per")
-    seed_from_url("seed", 0, low=0, high=10_000)
+    seed_from_url("seed", 0, bounds=(0, 10_000))
     seed = int(c.number_input("Split seed", 0, 10_000, key="seed", step=1))
     return mode, value, seed
 

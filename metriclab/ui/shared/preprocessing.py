@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab.datasets import default_scaling
 from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
-from metriclab.ui.state import seed_from_url
+from metriclab.ui.shared.state import seed_from_url
 
 KEY = "pp"  # session-state key and URL parameter of Embed and Dissimilarity
 COMPARE_KEY = "cpp"  # the Compare page's

@@ -12,7 +12,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from metriclab.ui.state import publish, seed_from_url
+from metriclab.ui.shared.state import publish, seed_from_url
 
 KEY = "present"  # session-state key and URL parameter
 _KEPT = "_metriclab_present"  # the mode, kept across pages

@@ -69,44 +69,21 @@ fast_reproduction = RunMemo(_fast_reproduction, max_entries=16)
 """fast_reproduction(experiment name, seed, progress=None): the table's fast version, memoised."""
 
 
-def _image_fit(
-    name: str,
-    params: tuple,
-    max_points: int | None,
-    method: str,
-    method_params: tuple,
-    mode: str,
-    value: float,
-    seed: int,
-    preprocess: str,
-    progress: Progress | None = None,
-):
+def _image_fit(request, progress: Progress | None = None):
     """One image method on one split (the slow ones: tangent distances over every test image),
     reporting its stages to `progress`."""
-    from metriclab.ui import cache
+    from metriclab.ui.shared import cache
 
-    return cache.fit_uncached(
-        name,
-        params,
-        max_points,
-        method,
-        method_params,
-        mode,
-        value,
-        seed,
-        preprocess,
-        False,
-        progress=progress,
-    )
+    return cache.fit_uncached(request, extras=False, progress=progress)
 
 
 _image_fits = RunMemo(_image_fit, max_entries=32, copy=False)
 
 
-def image_fit(name: str, *key: Any, progress: Progress | None = None):
-    """(data key..., method, params, split key..., preprocess) -> ViewResult, memoised; the data set
-    is checked first, so a session never reads a result computed on another session's upload."""
-    from metriclab.ui import cache
+def image_fit(request, progress: Progress | None = None):
+    """The fit of `request` (a `FitRequest`), memoised; the data set is checked first, so a
+    session never reads a result computed on another session's upload."""
+    from metriclab.ui.shared.session_data import require_visible
 
-    cache.require_visible(name)
-    return _image_fits(name, *key, progress=progress)
+    require_visible(request.data.name)
+    return _image_fits(request, progress=progress)

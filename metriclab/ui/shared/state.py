@@ -99,13 +99,13 @@ def validate(
     default: Any,
     options: Sequence[Any] | None = None,
     parse: Callable[[str], Any] | None = None,
-    low: float | None = None,
-    high: float | None = None,
+    bounds: tuple[float | None, float | None] = (None, None),
     max_chars: int = MAX_VALUE_CHARS,
 ) -> tuple[Any, str | None]:
     """The value a widget gets for URL text `text`, and a notice saying what was changed (None when
-    the value is used as given, up to the rounding of URL numbers). Texts longer than `max_chars`
-    are refused unread."""
+    the value is used as given, up to the rounding of URL numbers). A number outside `bounds`
+    (low, high; None: open) is clamped. Texts longer than `max_chars` are refused unread."""
+    low, high = bounds
     if len(text) > max_chars:
         return default, f"the value is {len(text):,} characters long; using the default"
     try:
@@ -160,8 +160,7 @@ def seed_from_url(
     default: Any,
     options: Sequence[Any] | None = None,
     parse: Callable[[str], Any] | None = None,
-    low: float | None = None,
-    high: float | None = None,
+    bounds: tuple[float | None, float | None] = (None, None),
     max_chars: int = MAX_VALUE_CHARS,
 ) -> None:
     """Before a widget with session-state key `key` is drawn: if the session has no value yet, take
@@ -177,7 +176,7 @@ def seed_from_url(
     value = default
     if key in st.query_params and key not in seen:
         text = st.query_params[key]
-        value, notice = validate(text, default, options, parse, low, high, max_chars)
+        value, notice = validate(text, default, options, parse, bounds, max_chars)
         if notice is not None:
             notices[key] = (f"Link parameter `{key}`: {notice}.", value)
             st.query_params[key] = encode(value)

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from metriclab.params import Param
-from metriclab.ui.state import seed_from_url
+from metriclab.ui.shared.state import seed_from_url
 
 MAX_SLIDER_INTS = 200
 
@@ -54,19 +54,20 @@ def param_options(p: Param) -> list[Any] | None:
     """The discrete values a slider offers for `p`, or None when a plain slider/number box fits."""
     if p.kind == "choice":
         return list(p.choices)
-    if p.kind == "bool" or p.low is None or p.high is None:
+    low, high = p.ui_range
+    if p.kind == "bool" or low is None or high is None:
         return None
     auto = [None] if p.default is None else []
     if p.kind == "int":
-        if p.log and p.low > 0:
-            grid = sorted({int(round(v)) for v in log_grid(p.low, p.high, [p.default])})
+        if p.log and low > 0:
+            grid = sorted({int(round(v)) for v in log_grid(low, high, [p.default])})
             return auto + grid
-        if p.high - p.low <= MAX_SLIDER_INTS and not auto:
+        if high - low <= MAX_SLIDER_INTS and not auto:
             return None  # st.slider
-        return auto + sorted({int(round(v)) for v in linear_grid(p.low, p.high, 41, [p.default])})
-    if p.log and p.low > 0:
-        return auto + log_grid(p.low, p.high, [p.default])
-    return auto + linear_grid(p.low, p.high, 41, [p.default])
+        return auto + sorted({int(round(v)) for v in linear_grid(low, high, 41, [p.default])})
+    if p.log and low > 0:
+        return auto + log_grid(low, high, [p.default])
+    return auto + linear_grid(low, high, 41, [p.default])
 
 
 def param_values(p: Param) -> list[Any]:
@@ -77,8 +78,9 @@ def param_values(p: Param) -> list[Any]:
     options = param_options(p)
     if options is not None:
         return [v for v in options if v is not None]
-    if p.kind == "int" and p.low is not None and p.high is not None:
-        return list(range(int(p.low), int(p.high) + 1))
+    low, high = p.ui_range
+    if p.kind == "int" and low is not None and high is not None:
+        return list(range(int(low), int(high) + 1))
     return []
 
 
@@ -106,11 +108,12 @@ def param_widget(p: Param, key: str, container=None, label: str | None = None) -
         return c.select_slider(
             label, options=options, key=key, help=p.help or None, format_func=format_value
         )
-    if p.kind == "int" and p.low is not None and p.high is not None:
-        seed_from_url(key, int(p.default), low=p.low, high=p.high)
-        return c.slider(label, int(p.low), int(p.high), key=key, step=1, help=p.help or None)
-    seed_from_url(key, p.default, parse=_number_or_auto, low=p.low, high=p.high)
-    kwargs = dict(min_value=p.low, max_value=p.high, key=key, help=p.help or None)
+    low, high = p.ui_range
+    if p.kind == "int" and low is not None and high is not None:
+        seed_from_url(key, int(p.default), bounds=(low, high))
+        return c.slider(label, int(low), int(high), key=key, step=1, help=p.help or None)
+    seed_from_url(key, p.default, parse=_number_or_auto, bounds=(low, high))
+    kwargs = dict(min_value=low, max_value=high, key=key, help=p.help or None)
     if p.kind == "int":
         return int(c.number_input(label, step=1, **kwargs))
     return c.number_input(label, format="%.6g", **kwargs)
@@ -135,10 +138,12 @@ def param_widgets(params: Sequence[Param], prefix: str, container=None) -> dict[
 def capped(p: Param, high: float, key: str | None = None) -> Param:
     """`p` with its upper end lowered to `high` (e.g. an output dimension to the data's number of
     features); a value already in the session under `key` is clamped to the new range."""
-    if p.high is None or high >= p.high or (p.low is not None and high < p.low):
+    low, top = p.ui_range
+    if top is None or high >= top or (low is not None and high < low):
         return p
     default = p.default if p.default is None else min(p.default, high)
-    capped_p = replace(p, high=high, default=default)
+    slider = None if p.slider is None else (low, high)
+    capped_p = replace(p, high=high, default=default, slider=slider)
     if key is not None and isinstance(st.session_state.get(key), int | float):
         st.session_state[key] = min(st.session_state[key], high)
     return capped_p

@@ -1,0 +1,84 @@
+"""What every view mode of the Embed page shares: the page's fit without the method's parameters
+(data set, subsample, split, scaling, method), the full data set, the keys the link records, and
+the method's parameter widgets as this page offers them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from metriclab.datasets import Dataset
+from metriclab.params import Param
+from metriclab.ui.shared.fit_request import FitRequest
+from metriclab.ui.shared.pickers import url_values
+from metriclab.ui.shared.state import publish
+from metriclab.ui.shared.widgets import capped, param_widget
+
+
+@dataclass
+class EmbedPage:
+    """The Embed page's state for one run: `request` carries every setting but the method's
+    parameters, which the view draws as widgets (`widgets`) and adds (`with_params`)."""
+
+    request: FitRequest
+    dataset: Dataset  # the whole data set, before the page's subsample
+    url_keys: list[str] = field(default_factory=list)  # the page's own keys (not the method's)
+
+    @property
+    def spec(self):
+        return self.request.spec
+
+    @property
+    def prefix(self) -> str:
+        return f"p.{self.request.method}."
+
+    def page_param(self, name: str, key: str | None = None) -> Param:
+        """The method's parameter as this page offers it: the output dimension of a linear map
+        cannot exceed the data's number of features (a value under `key` is clamped too)."""
+        p = self.spec.param(name)
+        if name == "n_components" and self.spec.has("linear_map"):
+            return capped(p, self.dataset.n_features, key)
+        return p
+
+    def widgets(self, container=None, skip: Sequence[str] = ()) -> dict[str, Any]:
+        """The method's parameter widgets ({name: value}), as `page_param` offers them."""
+        out = {}
+        for p in self.spec.params:
+            if p.name not in skip:
+                key = self.prefix + p.name
+                out[p.name] = param_widget(self.page_param(p.name, key), key, container)
+        return out
+
+    def with_params(self, params: dict[str, Any]) -> FitRequest:
+        """The page's fit with the method's parameters `params`."""
+        return self.request.with_params(**params)
+
+    def publish(self, params: Sequence[str], keys: Sequence[str] = (), extra=None) -> None:
+        """Write the link: the page's keys, the view's own `keys`, the method's parameters named in
+        `params` and `extra` values; parameters and generator settings not shown are dropped."""
+        shown = url_values([*self.url_keys, *keys, *(self.prefix + p for p in params)])
+        publish({**shown, **(extra or {})}, prune=("p.", "d."))
+
+
+def numeric_params(spec) -> list[Param]:
+    """The parameters with more than one numeric value on their slider (what a scrub or a window
+    map can sweep)."""
+    from metriclab.ui.shared.widgets import param_values
+
+    return [p for p in spec.params if len(param_values(p)) > 1]
+
+
+def timing_enabled() -> bool:
+    """Whether the views print their run times for bench/app_latency.py (METRICLAB_TIMING)."""
+    import os
+
+    return bool(os.environ.get("METRICLAB_TIMING"))
+
+
+def stop_if_missing(value) -> None:
+    """Stop the page's run when a guarded call has already shown its error (value None)."""
+    if value is None:
+        st.stop()

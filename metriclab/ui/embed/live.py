@@ -1,0 +1,192 @@
+"""The Embed page's live view: the method fitted as the sliders say, its embedding Procrustes-
+aligned to the previous picture on sticky axes, its 1-NN accuracy beside comparable baselines,
+the spectrum, and the code that recomputes it."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from metriclab import plots
+from metriclab.methods import REGISTRY, input_space, projection
+from metriclab.ui.embed import presets, spread
+from metriclab.ui.embed.context import EmbedPage, timing_enabled
+from metriclab.ui.shared import cache, code_snippets, compute, presentation, runs
+from metriclab.ui.shared.compute import collapse_warning
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import FitRequest
+from metriclab.ui.shared.preprocessing import scaling_note
+
+
+def references(page: EmbedPage, request: FitRequest, result) -> list[tuple[str, FitRequest]]:
+    """[(label, request)] to score beside the method: its own baseline where that has the same
+    output dimension (LE beside TDL, on the same graph), else the unsupervised projection (PCA)
+    to the same dimension; and the Euclidean input space with all features, labelled as such."""
+    spec, rows = page.spec, []
+    base = REGISTRY.get(spec.baseline) if spec.baseline else None
+    if base is not None and not base.has("input_space"):
+        shared = compute.shared_params(base, request.values)
+        rows.append((base.label, request.with_method(base.key, shared)))
+    dim = None if result.Z is None else result.Z.shape[1]
+    pca = projection()
+    if not rows and dim is not None and dim < page.dataset.n_features and pca is not None:
+        if not spec.has("projection"):  # PCA beside PCA would compare a map with itself
+            rows.append((f"PCA to {dim}-D", request.with_method(pca.key, {"n_components": dim})))
+    euclidean = input_space()
+    if euclidean is not None and not spec.has("input_space"):
+        label = f"Euclidean, {page.dataset.n_features}-D"  # all features
+        rows.append((label, request.with_method(euclidean.key)))
+    return rows
+
+
+def show_scores(page: EmbedPage, result, fitted_references) -> None:
+    """The method's accuracy beside the references; the delta is against the first (comparable)."""
+    spec = page.spec
+    cols = st.columns(1 + len(fitted_references) + 1)
+    first = fitted_references[0] if fitted_references else None
+    cols[0].metric(
+        "1-NN accuracy" if result.Z is not None else "accuracy",
+        f"{result.accuracy:.3f}",
+        delta=None if first is None else f"{result.accuracy - first[1].accuracy:+.3f}",
+        help=spec.label if first is None else f"{spec.label}; the arrow: minus {first[0]}",
+    )
+    for col, (label, fitted) in zip(cols[1:], fitted_references, strict=False):
+        col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy, {label}")
+    cols[-1].metric(
+        "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
+    )
+    st.caption(scaling_note(page.dataset, page.request.scaling, spec, result.mask))
+    same_dim = result.Z is not None and first is not None and not first[0].startswith("Euclid")
+    st.caption(
+        f"**{spec.label}** on this split; fit in {result.fit_time * 1000:.0f} ms (cached after "
+        "the first time). "
+        + (
+            f"The arrow is the difference to **{first[0]}** "
+            + ("(same output dimension)." if same_dim else "(the input space).")
+            if first is not None
+            else ""
+        )
+    )
+
+
+def embedding_figure(page: EmbedPage, result, ds, view_id):
+    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes."""
+    Z = plots.normalize_embedding(result.Z[:, :2])
+    previous = st.session_state.setdefault("_previous", {})
+    ranges = st.session_state.setdefault("_ranges", {})
+    Z = plots.align_to(Z, previous.get(view_id))
+    previous.pop(view_id, None)
+    previous[view_id] = Z  # most recent last; keep the last few views only
+    for stale in list(previous)[:-16]:
+        previous.pop(stale)
+        ranges.pop((stale, 0), None)
+        ranges.pop((stale, 1), None)
+    x_range = plots.merge_ranges(ranges.get((view_id, 0)), plots.padded_range(Z[:, 0]))
+    ranges[(view_id, 0)] = x_range
+    y_range = None
+    if Z.shape[1] > 1:
+        y_range = plots.merge_ranges(ranges.get((view_id, 1)), plots.padded_range(Z[:, 1]))
+        ranges[(view_id, 1)] = y_range
+    dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
+    return plots.embedding_scatter(
+        Z,
+        ds.y,
+        result.mask,
+        ds.target_names,
+        title=f"{page.spec.label} on {ds.name}: {dims} embedding",
+        x_range=x_range,
+        y_range=y_range,
+    )
+
+
+def _fit_with_progress(page: EmbedPage, request: FitRequest, container):
+    """An image method's fit (seconds to minutes): its stages on a progress bar."""
+    label = page.spec.label
+    with container:
+        bar = st.progress(0.0, text=f"{label}: starting")
+
+    def progress(done, total, message):
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{label}: {message} ({done}/{total})")
+
+    result = guarded(runs.image_fit, request, progress=progress, context=label)
+    bar.empty()
+    return result
+
+
+def _parameter_column(page: EmbedPage) -> dict:
+    spec = page.spec
+    st.markdown(f"**{spec.label}** parameters")
+    params = page.widgets()
+    if not spec.params:
+        st.caption("This method has no parameters.")
+    else:
+        st.button(
+            "Reset to defaults",
+            key="reset_params",
+            on_click=presets.reset_method,
+            args=(spec.key,),
+            help=f"every parameter of {spec.label} back to its default",
+        )
+    return params
+
+
+def _draw(page: EmbedPage, request: FitRequest, result) -> None:
+    """The chart of the fit: the embedding, or a classifier's predictions on the PCA view."""
+    ds, _ = cache.view_data(request.data)
+    spec = page.spec
+    if result.Z is not None:
+        view_id = (request.data, request.method, request.split, request.scaling)
+        fig = presentation.fit_screen(embedding_figure(page, result, ds, view_id))
+        st.plotly_chart(fig, key="embedding")
+    else:
+        fig = plots.embedding_scatter(
+            plots.pca_2d(ds.X),
+            result.predictions,
+            result.mask,
+            ds.target_names,
+            title=f"{spec.label}: predicted classes (PCA view of the data)",
+            axis_titles=("PC 1", "PC 2"),
+        )
+        st.plotly_chart(presentation.fit_screen(fig), key="embedding")
+        wrong = int(np.sum(result.predictions[~result.mask] != ds.y[~result.mask]))
+        st.caption(f"{wrong} unlabeled points misclassified")
+    if result.eigenvalues is not None and result.eigenvalues.size:
+        n_used = result.Z.shape[1] if result.Z is not None else None
+        st.plotly_chart(plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
+
+
+@st.fragment
+def live_view(page: EmbedPage) -> None:
+    started = time.perf_counter()
+    left, right = st.columns([1, 3])
+    with left:
+        params = _parameter_column(page)
+    page.publish(params)
+    request = page.with_params(params)
+    spec = page.spec
+    if spec.has("needs_images"):  # slow (seconds to minutes): stages on a progress bar
+        result = _fit_with_progress(page, request, right)
+    else:
+        result = guarded(cache.fit, request, context=spec.label)
+    refs = [] if result is None else references(page, request, result)
+    fitted_references = []
+    for label, ref in refs:
+        fitted = guarded(cache.fit, ref, context=label)
+        if fitted is not None:
+            fitted_references.append((label, fitted))
+    with right:
+        if result is None:
+            return
+        show_scores(page, result, fitted_references)
+        collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
+        if collapsed:
+            st.warning(collapsed, icon=":material/warning:")
+        if refs and st.toggle("Spread over 10 split seeds", key="spread"):
+            guarded(spread.show_spread, page, request, refs[0], context="spread over seeds")
+        _draw(page, request, result)
+        code_snippets.show_code(code_snippets.embed_snippet(request, page.dataset))
+    if timing_enabled():  # bench/app_latency.py reads this from the server log
+        elapsed = 1000 * (time.perf_counter() - started)
+        print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

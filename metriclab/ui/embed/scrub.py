@@ -1,0 +1,77 @@
+"""The Embed page's λ scrub: the embeddings over a parameter's whole slider grid, computed once and
+handed to the browser as animation frames (scrubbing needs no server)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from metriclab import plots
+from metriclab.ui.embed.context import EmbedPage, numeric_params
+from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.widgets import format_value, param_values
+
+MAX_FRAMES = 24
+
+
+def frame_values(values: list) -> list:
+    """At most MAX_FRAMES values of the slider's grid, spread evenly (both ends kept)."""
+    if len(values) <= MAX_FRAMES:
+        return values
+    return [values[i] for i in np.linspace(0, len(values) - 1, MAX_FRAMES).round().astype(int)]
+
+
+def scrub_view(page: EmbedPage) -> None:
+    spec = page.spec
+    candidates = numeric_params(spec)
+    if not candidates:
+        st.info(f"{spec.label} has no numeric parameter to scrub through.")
+        return
+    names = [p.name for p in candidates]
+    default = next((n for n in ("lam", "width") if n in names), names[0])
+    seed_from_url("scrub", default, options=names)
+    st.session_state["scrub"] = (
+        st.session_state["scrub"] if st.session_state["scrub"] in names else default
+    )
+    left, right = st.columns([1, 3])
+    with left:
+        scrub_name = st.selectbox(
+            "Scrub through", names, key="scrub", format_func=lambda n: spec.param(n).label
+        )
+        fixed = page.widgets(skip=(scrub_name,))
+    page.publish(fixed, keys=["scrub"])
+    scrubbed = page.page_param(scrub_name)
+    values = frame_values(param_values(scrubbed))
+    current = st.session_state.get(page.prefix + scrub_name, scrubbed.default)
+    start = int(np.argmin([abs(v - current) for v in values])) if current is not None else 0
+    request = page.with_params(fixed)
+    with right, st.spinner(f"computing {len(values)} embeddings (once; cached)"):
+        out = guarded(cache.scrub, request, scrub_name, tuple(values), context=spec.label)
+    if out is None:
+        return
+    frames, accuracies = out
+    ds, _ = cache.view_data(request.data)
+    mask = cache.split(request.data, request.split)
+    labels = [f"{format_value(v)} (acc {a:.2f})" for v, a in zip(values, accuracies, strict=True)]
+    fig = plots.embedding_animation(
+        frames,
+        labels,
+        ds.y,
+        mask,
+        ds.target_names,
+        title=f"{spec.label} on {ds.name}: drag the slider to scrub {scrubbed.label}",
+        slider_prefix=f"{scrubbed.label} = ",
+        active=start,
+    )
+    right.plotly_chart(fig, key="scrub_chart")
+    right.caption(
+        "All frames were computed once on the server and travel to the browser with the page: "
+        "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "
+        "gives the 1-NN accuracy on the unlabeled points."
+    )
+    with right:
+        code_snippets.show_code(
+            code_snippets.scrub_snippet(request, page.dataset, scrub_name, values)
+        )

@@ -1,0 +1,133 @@
+"""The Embed page's window map: the accuracy difference to the method's baseline over a grid of
+two parameters, with a line around the cells where the method wins."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from metriclab import plots
+from metriclab.ui.embed.context import EmbedPage, numeric_params
+from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.state import seed_from_url, validate
+from metriclab.ui.shared.widgets import param_values
+
+GRID_SIZES = [3, 5, 7, 9, 11]
+
+
+def _axes(spec) -> tuple[list[str], str, str] | None:
+    """The sweepable parameters and the default rows and columns (λ × width where there are)."""
+    names = [p.name for p in numeric_params(spec)]
+    if len(names) < 2:
+        return None
+    row = "lam" if "lam" in names else names[0]
+    col = "width" if "width" in names and row != "width" else names[1 if names[0] == row else 0]
+    return names, row, col
+
+
+class _Current:
+    """The value each parameter has in the live view (session or shared URL, validated)."""
+
+    def __init__(self, page: EmbedPage):
+        self.page = page
+        self.from_link: dict = {}
+
+    def __call__(self, pname: str):
+        key = self.page.prefix + pname
+        current = st.session_state.get(key)
+        if current is None and key in st.query_params:
+            if pname not in self.from_link:
+                options = param_values(self.page.page_param(pname)) or None
+                text = st.query_params[key]
+                self.from_link[pname], notice = validate(text, None, options=options, parse=float)
+                if notice:
+                    st.warning(f"Link parameter `{key}`: {notice}.")
+            current = self.from_link[pname]
+        return current
+
+
+def _grid(page: EmbedPage, pname: str, size: int, current) -> tuple:
+    """`size` values spread over the slider's range, one of them the current value."""
+    values = param_values(page.page_param(pname))
+    idx = np.linspace(0, len(values) - 1, min(size, len(values))).round().astype(int)
+    if current is not None:
+        here = int(np.argmin([abs(v - current) for v in values]))
+        idx[np.argmin(np.abs(idx - here))] = here
+    return tuple(dict.fromkeys(values[i] for i in sorted(idx)))
+
+
+def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str, str]) -> None:
+    spec = page.spec
+    if computed.failures:
+        shown = "; ".join(computed.failures[:3])
+        more = f" (and {len(computed.failures) - 3} more)" if len(computed.failures) > 3 else ""
+        st.error(
+            f"{len(computed.failures)} fit(s) of the grid failed and show as gaps: {shown}{more}",
+            icon=":material/error:",
+        )
+    grid, base_grid, base_label = computed.grid, computed.baseline, computed.baseline_label
+    row_p, col_p = spec.param(names[0]), spec.param(names[1])
+    fig = plots.window_map(
+        rows,
+        cols,
+        grid,
+        base_grid,
+        row_name=row_p.label,
+        col_name=col_p.label,
+        title=f"{spec.label} minus {base_label}: 1-NN accuracy on the unlabeled points",
+        row_log=bool(row_p.log and min(rows) > 0),
+        col_log=bool(col_p.log and min(cols) > 0),
+        baseline_name=base_label,
+    )
+    st.plotly_chart(fig, key="window_chart")
+    wins = np.nanmean(grid > base_grid + 1e-12)
+    st.caption(
+        f"Colour: accuracy minus {base_label}'s on the same split (blue: {spec.label} wins, red: "
+        f"it loses, white: a tie). {spec.label} wins on {wins:.0%} of the grid; the black line "
+        "runs along the sides of those cells. The baseline is fitted with the same shared "
+        "settings in each cell; grey dots mark the grid values."
+    )
+
+
+def window_view(page: EmbedPage) -> None:
+    spec = page.spec
+    axes = _axes(spec)
+    if axes is None:
+        st.info(f"{spec.label} needs two numeric parameters for a window map.")
+        return
+    names, row_default, col_default = axes
+    seed_from_url("row", row_default, options=names)
+    seed_from_url("col", col_default, options=names)
+    c1, c2, c3 = st.columns(3)
+    row_name = c1.selectbox("Rows", names, key="row", format_func=lambda n: spec.param(n).label)
+    col_name = c2.selectbox("Columns", names, key="col", format_func=lambda n: spec.param(n).label)
+    seed_from_url("grid", 7, options=GRID_SIZES)
+    size = c3.select_slider("Grid size", GRID_SIZES, key="grid")
+    if row_name == col_name:
+        st.error("choose two different parameters for rows and columns")
+        return
+    current = _Current(page)
+    rows = _grid(page, row_name, size, current(row_name))
+    cols = _grid(page, col_name, size, current(col_name))
+    with st.expander("Other parameters (fixed over the grid)", expanded=False):
+        fixed = page.widgets(skip=(row_name, col_name))
+    kept = {page.prefix + n: current(n) for n in (row_name, col_name) if current(n) is not None}
+    page.publish(fixed, keys=["row", "col", "grid"], extra=kept)
+    request = page.with_params(fixed)
+    run_key = (request, row_name, rows, col_name, cols)
+    st.caption(f"{len(rows) * len(cols)} fits, the other parameters as set above.")
+    if st.button("Compute window map", type="primary", key="run_window"):
+        with st.spinner("fitting the grid and the baseline on each cell"):
+            computed = guarded(
+                cache.window, request, (row_name, rows), (col_name, cols), context=spec.label
+            )
+        if computed is not None:
+            st.session_state["_window"] = (run_key, computed)
+    stored = st.session_state.get("_window")
+    if stored is None or stored[0] != run_key:
+        return
+    _show(page, stored[1], rows, cols, (row_name, col_name))
+    code_snippets.show_code(
+        code_snippets.window_snippet(request, page.dataset, (row_name, rows), (col_name, cols))
+    )

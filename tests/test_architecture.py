@@ -1,0 +1,72 @@
+"""The shape the next engineer relies on (issue 33): the app asks a method's tags, never its key;
+a fit is one value, so no function of metriclab/ui/ takes more than six parameters; the pages
+stay thin."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from metriclab.methods import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+# Where a method may be named by its key: the page data (presets, page defaults) and the lessons.
+DATA_FILES = {"metriclab/ui/embed/presets.py"}
+APP_CODE = sorted(
+    p
+    for folder in ("metriclab/ui", "pages", "metriclab/evaluation")
+    for p in (ROOT / folder).rglob("*.py")
+    if str(p.relative_to(ROOT)) not in DATA_FILES
+)
+MAX_PARAMETERS = 6
+MAX_PAGE_LINES = 250
+
+
+def _string_constants(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node
+
+
+@pytest.mark.parametrize("path", APP_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_app_code_names_no_method_key(path):
+    tree = ast.parse(path.read_text())
+    named = [
+        f"{node.lineno}: {node.value!r}"
+        for node in _string_constants(tree)
+        if node.value in REGISTRY
+    ]
+    assert not named, f"{path.relative_to(ROOT)} names method keys (ask a tag instead): {named}"
+
+
+def _parameter_count(node) -> int:
+    a = node.args
+    names = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+    count = len(names) + (a.vararg is not None) + (a.kwarg is not None)
+    return count - (1 if names and names[0].arg in ("self", "cls") else 0)
+
+
+def test_no_function_of_the_ui_takes_more_than_six_parameters():
+    long = []
+    for path in sorted((ROOT / "metriclab" / "ui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if _parameter_count(node) > MAX_PARAMETERS:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not long, long
+
+
+def test_pages_stay_thin():
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        lines = len(path.read_text().splitlines())
+        assert lines <= MAX_PAGE_LINES, f"{path.name}: {lines} lines"
+
+
+def test_the_ui_folder_groups_modules_by_what_the_user_sees():
+    ui = ROOT / "metriclab" / "ui"
+    assert {p.name for p in ui.iterdir() if p.is_dir() and not p.name.startswith("_")} >= {
+        "embed",
+        "shared",
+    }
+    loose = [p.name for p in ui.glob("*.py") if p.name != "__init__.py"]
+    assert len(loose) <= 6, loose  # one module per page at most; the rest lives in a folder
