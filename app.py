@@ -3,6 +3,7 @@
 import streamlit as st
 
 from metriclab.ui.shared import presentation
+from metriclab.ui.shared.state import notice_area
 
 st.set_page_config(page_title="metriclab", page_icon=":material/straighten:", layout="wide")
 
@@ -29,5 +30,6 @@ PAGES = [
     ),
 ]
 
+notice_area()  # this run's place for notices (before the toggle, which may need one)
 presentation.controls()  # sidebar toggle, URL ?present=1
 st.navigation(PAGES).run()

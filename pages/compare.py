@@ -51,11 +51,11 @@ with st.form("compare_form"):
     # Each widget is also given its session value as its default: a browser that draws the form
     # afresh (under load, after a rerun) falls back to the widget's default, and with none it
     # submitted empty data sets and methods, 1 split and 5 % (seen in the two-session test).
-    seed_from_url("cds", default_sets, options=available)
-    seed_from_url("cm", default_methods, options=vector_methods)
-    seed_from_url("splits", 5, bounds=(1, 30))
-    seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5])
-    seed_from_url("protocol", "auto", options=list(PROTOCOLS))
+    seed_from_url("cds", default_sets, options=available, label="Data sets")
+    seed_from_url("cm", default_methods, options=vector_methods, label="Methods")
+    seed_from_url("splits", 5, bounds=(1, 30), label="Splits")
+    seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5], label="Labeled fraction")
+    seed_from_url("protocol", "auto", options=list(PROTOCOLS), label="Protocol")
     state = st.session_state
     sets = st.multiselect(
         "Data sets", available, default=state["cds"], key="cds", format_func=dataset_label

@@ -22,7 +22,7 @@ from metriclab.ui.shared.pickers import (
 from metriclab.ui.shared.preprocessing import scaling_picker
 from metriclab.ui.shared.router import ensure_router
 from metriclab.ui.shared.session_data import dataset
-from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.state import Rule, seed_from_url, seed_widget
 
 MODES = {"live": "live", "input": "input view", "learn": "watch it learn"}
 MODES |= {"scrub": "λ scrub", "window": "window map"}
@@ -48,9 +48,9 @@ with st.sidebar:
     scaling = scaling_picker(st.sidebar, ds_full if ds_full is not None else name)
     max_points = None
     if ds_full is not None and ds_full.n_samples > LARGE:
-        seed_from_url("cap", 1000, options=POINT_CAPS)
+        seed_from_url("cap", 1000, options=POINT_CAPS, label="Points used")
         max_points = st.select_slider("Points used (stratified sample)", POINT_CAPS, key="cap")
-    seed_from_url("mode", "live", options=list(MODES))
+    seed_widget("mode", Rule("live", list(MODES), label="View", shown=MODES.get))
     mode = st.radio("View", list(MODES), key="mode", format_func=MODES.get, horizontal=True)
 
 explainer(*presets.explanation(method))

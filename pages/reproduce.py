@@ -49,7 +49,7 @@ if not found:
 
 names = list(found)
 first = next((n for n in names if cache.stored_reproduction(n)[0] is not None), names[0])
-seed_from_url("exp", first, options=names)
+seed_from_url("exp", first, options=names, label="Experiment")
 if st.session_state["exp"] not in names:
     st.session_state["exp"] = first
 name = st.selectbox("Experiment", names, key="exp", format_func=lambda n: f"{n} — {found[n].title}")

@@ -65,11 +65,11 @@ explainer(
 
 with st.sidebar:
     name, _ = dataset_picker(st.sidebar, key="tds", default="usps", images_only=True)
-    seed_from_url("pool", 1000, options=POOL_SIZES)
+    seed_from_url("pool", 1000, options=POOL_SIZES, label="Images used")
     pool = st.select_slider("Images used (stratified sample)", POOL_SIZES, key="pool")
-    seed_from_url("tset", "affine6", options=["affine6", "all7", "translation"])
+    seed_from_url("tset", "affine6", options=list(SETS), label="Transformations")
     tset = st.selectbox("Transformations", list(SETS), key="tset", format_func=SETS.get)
-    seed_from_url("two", True)
+    seed_from_url("two", True, label="Two-sided")
     two_sided = st.checkbox("Two-sided", key="two")
 
 data = DataRef(name, (), pool)
@@ -86,7 +86,7 @@ train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
 
 c1, c2 = st.columns([1, 2])
 with c1:
-    seed_from_url("q", 0, bounds=(0, query_idx.size - 1))
+    seed_from_url("q", 0, bounds=(0, query_idx.size - 1), label="Query image")
     q = int(
         st.number_input(
             f"Query image (0–{query_idx.size - 1} of the held-out half)",
@@ -96,7 +96,7 @@ with c1:
             step=1,
         )
     )
-    seed_from_url("tr", TRANSFORMS[3], options=list(TRANSFORMS))
+    seed_from_url("tr", TRANSFORMS[3], options=list(TRANSFORMS), label="Move along")
     transform = st.selectbox("Move along", list(TRANSFORMS), key="tr", format_func=readable)
 publish(url_values(["tds", "pool", "tset", "two", "q", "tr"]))
 

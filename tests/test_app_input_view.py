@@ -123,7 +123,7 @@ def test_hostile_label_links_give_a_notice_and_the_splits_labels(text, says):
     at = run({"method": "tdl", "ds": "two_moons", "lbl": text})
     assert_clean(at)
     notices = [w.value for w in at.warning]
-    assert any("Link parameter `lbl`" in n and says in n for n in notices), notices
+    assert any("**Labels by hand**" in n and says in n for n in notices), notices
     assert metric(at, "labeled / unlabeled") == "20 / 180"
     assert "lbl" not in at.query_params  # the link is rewritten to what is shown
 

@@ -37,8 +37,8 @@ def test_a_hostile_link_opens_the_page_with_notices_and_a_rewritten_url(page, ap
     assert page.get_by_text("Traceback").count() == 0
     notices = page.get_by_test_id("stAlertContentWarning").all_inner_texts()
     text = " ".join(notices)
-    for key in ("method", "per", "seed", "ds"):
-        assert f"Link parameter {key}:" in text, text
+    for label in ("Method", "Labels per class", "Split seed", "Data set"):
+        assert f"Link: {label} —" in text, text  # named as the page names them (bold in markdown)
     assert "maximum 50" in text and "/etc/passwd" in text
     page.wait_for_function("() => new URLSearchParams(location.search).get('per') === '50'")
     q = query(page)

@@ -60,5 +60,5 @@ def test_an_odd_present_value_warns_and_stays_off():
     assert at.session_state[presentation.KEY] is False
     assert not style_on(at)
     notices = [w.value for w in at.warning]
-    assert any("Link parameter `present`" in n and "not on/off" in n for n in notices), notices
+    assert any("**Presentation mode**" in n and "not on/off" in n for n in notices), notices
     assert "present" not in at.query_params  # rewritten to the value in use (off: no flag)

@@ -61,7 +61,7 @@ def test_an_upload_is_listed_and_loaded_in_its_own_session_only():
     assert not b_link.exception and not b_link.error
     assert b_link.session_state["ds"] == "two_moons"
     notice = " ".join(warnings(b_link))
-    assert "`ds`" in notice and "private to the session" in notice
+    assert "**Data set**" in notice and "private to the session" in notice
     assert b_link.query_params["ds"] in ("two_moons", ["two_moons"])
 
 

@@ -25,6 +25,20 @@ def notices(at) -> str:
     return " | ".join(w.value for w in [*at.warning, *at.sidebar.warning])
 
 
+# What the page calls each URL key: a notice names the widget by its label, never the key (issue 31).
+LABELS = {
+    "per": "Labels per class", "seed": "Split seed", "frac": "Labeled fraction", "lab": "Labels",
+    "ds": "Data set", "method": "Method", "p.tdl.lam": "λ (graph penalty)",
+    "p.tdl.k": "Label neighbours k", "p.tdl.graph": "Graph", "d.two_moons.n_samples": "Points",
+    "splits": "Splits", "cfrac": "Labeled fraction", "protocol": "Protocol", "cm": "Methods",
+    "cds": "Data sets", "q": "Query image", "tds": "Data set", "two": "Two-sided",
+}  # fmt: skip
+
+
+def named(key) -> str:
+    return f"**{LABELS[key]}**"
+
+
 def assert_opens(at):
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -128,7 +142,7 @@ def test_embed_link_with_a_bad_value_opens_with_a_notice_and_a_rewritten_url(
     value = at.session_state[key]
     assert value == expected and (not isinstance(value, float) or math.isfinite(value))
     text = notices(at)
-    assert f"`{key}`" in text and words in text, text
+    assert named(key) in text and words in text and f"`{key}`" not in text, text
     assert LONG not in text
     assert query_value(at, key) == (
         str(expected) if not isinstance(expected, float) else f"{expected:.6g}"
@@ -137,19 +151,19 @@ def test_embed_link_with_a_bad_value_opens_with_a_notice_and_a_rewritten_url(
 
 def test_the_notice_stays_until_the_person_changes_the_value():
     at = run_page("embed", {"lab": "per_class", "per": "99999", "method": "pca"})
-    assert "`per`" in notices(at)
+    assert named("per") in notices(at)
     at.run()  # another run (e.g. a fragment or a rerun): still there
-    assert "`per`" in notices(at)
+    assert named("per") in notices(at)
     at.sidebar.slider(key="per").set_value(7).run()
     assert_opens(at)
-    assert "`per`" not in notices(at) and query_value(at, "per") == "7"
+    assert named("per") not in notices(at) and query_value(at, "per") == "7"
 
 
 def test_a_bad_value_of_one_parameter_keeps_the_good_ones():
     at = run_page("embed", {"ds": "iris", "method": "__import__", "seed": "12"})
     assert_opens(at)
     assert at.session_state["ds"] == "iris" and at.session_state["seed"] == 12
-    assert at.session_state["method"] == default_method() and "`method`" in notices(at)
+    assert at.session_state["method"] == default_method() and named("method") in notices(at)
 
 
 def test_unknown_url_keys_are_ignored():
@@ -177,7 +191,7 @@ def test_compare_link_with_a_bad_value(query, key, expected, words):
     else:
         assert at.session_state[key] and all(m in REGISTRY for m in at.session_state[key])
     text = notices(at)
-    assert f"`{key}`" in text and words in text, text
+    assert named(key) in text and words in text and f"`{key}`" not in text, text
 
 
 def test_tangent_link_with_a_query_index_out_of_range():
@@ -186,13 +200,13 @@ def test_tangent_link_with_a_query_index_out_of_range():
     assert at.session_state["q"] < 99999 and at.session_state["tds"] == "usps"
     assert at.session_state["two"] is True
     text = notices(at)
-    assert "`q`" in text and "`tds`" in text and "`two`" in text
+    assert named("q") in text and named("tds") in text and named("two") in text
 
 
 def test_data_page_with_a_hostile_data_set_name():
     at = run_page("data", {"ds": "../../etc/passwd"})
     assert_opens(at)
-    assert at.session_state["ds"] == "two_moons" and "`ds`" in notices(at)
+    assert at.session_state["ds"] == "two_moons" and named("ds") in notices(at)
     assert query_value(at, "ds") == "two_moons"
 
 
@@ -209,6 +223,6 @@ def test_window_map_link_values_are_validated_too(text, expected, words):
     shown = shown[0] if isinstance(shown, list) else shown
     assert shown == expected
     if words:
-        assert "`p.tdl.lam`" in notices(at) and words in notices(at)
+        assert named("p.tdl.lam") in notices(at) and words in notices(at)
     else:
         assert not notices(at)

@@ -31,7 +31,7 @@ SHOTS = [
     ("embed-scrub.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2&mode=scrub&scrub=lam", [], 1100),
     ("embed-input-label.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2&mode=input&ov=graph&lbl=0~1k.1r.21.2y.3d.4m_1~2n.3e.3j.4c.4v", [], 1000),
     ("embed-input-balls.png", "/embed?ds=iris&method=nca&mode=input&ov=balls", [], 1000),
-    ("embed-input-lmnn.png", "/embed?ds=iris&method=lmnn&mode=input&ov=lmnn", [], 1000),
+    ("embed-input-lmnn.png", "/embed?ds=iris&method=lmnn&mode=input&ov=impostors", [], 1000),
     ("embed-input-images.png", "/embed?ds=digits&cap=300&method=nca&mode=input&pt=5", [], 1300),
     ("embed-learn.png", "/embed?ds=two_moons&method=lmnn&mode=learn", [], 1000),
     ("embed-learn-knca.png", "/embed?ds=two_moons&method=knca&mode=learn", [], 1000),

@@ -35,12 +35,12 @@ class EmbedPage:
     def prefix(self) -> str:
         return f"p.{self.request.method}."
 
-    def page_param(self, name: str, key: str | None = None) -> Param:
+    def page_param(self, name: str) -> Param:
         """The method's parameter as this page offers it: the output dimension of a linear map
-        cannot exceed the data's number of features (a value under `key` is clamped too)."""
+        cannot exceed the data's number of features."""
         p = self.spec.param(name)
         if name == "n_components" and self.spec.has("linear_map"):
-            return capped(p, self.dataset.n_features, key)
+            return capped(p, self.dataset.n_features)
         return p
 
     def widgets(self, container=None, skip: Sequence[str] = ()) -> dict[str, Any]:
@@ -49,7 +49,7 @@ class EmbedPage:
         for p in self.spec.params:
             if p.name not in skip:
                 key = self.prefix + p.name
-                out[p.name] = param_widget(self.page_param(p.name, key), key, container)
+                out[p.name] = param_widget(self.page_param(p.name), key, container)
         return out
 
     def with_params(self, params: dict[str, Any]) -> FitRequest:

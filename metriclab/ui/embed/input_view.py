@@ -32,7 +32,7 @@ from metriclab.ui.shared import cache, compute, presentation
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.session_data import require_visible
-from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.state import Rule, seed_from_url, seed_widget
 
 OVERLAY_KEY = "ov"
 OVERLAYS = {
@@ -111,7 +111,7 @@ def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, tuple, tuple]:
 
 def _label_controls(state: labelling.LabelState, names: Sequence[str]) -> None:
     options = list(range(len(names))) + [labelling.UNLABEL]
-    seed_from_url(labelling.PAINT_KEY, 0, options=options)
+    seed_from_url(labelling.PAINT_KEY, 0, options=options, label="A click or a lasso gives")
     st.radio(
         "A click or a lasso gives",
         options,
@@ -221,7 +221,7 @@ def _controls(page: EmbedPage, state: labelling.LabelState, names: list[str]) ->
     if page.spec.transductive:
         _label_controls(state, names)
     choices = overlay_choices(page.spec)
-    seed_from_url(OVERLAY_KEY, "none", options=choices)
+    seed_widget(OVERLAY_KEY, Rule("none", choices, label="Draw over the input", shown=OVERLAYS.get))
     if st.session_state[OVERLAY_KEY] not in choices:
         st.session_state[OVERLAY_KEY] = "none"
     overlay = st.radio("Draw over the input", choices, key=OVERLAY_KEY, format_func=OVERLAYS.get)

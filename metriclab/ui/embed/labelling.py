@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from metriclab.ui.embed.label_codes import MAX_LABEL_CHARS, canonical, decode_labels, encode_labels
-from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.state import Rule, seed_from_url, seed_widget
 
 KEY = "lbl"
 SPLIT = "split"  # the session value meaning "the split's labels"
@@ -78,8 +78,10 @@ class LabelState:
             st.session_state[KEY] = SPLIT
             st.session_state.pop(FOCUS_KEY, None)
         st.session_state[_OWNER] = owner
-        seed_from_url(KEY, SPLIT, parse=self._parse, max_chars=MAX_LABEL_CHARS)
-        seed_from_url(FOCUS_KEY, -1, bounds=(-1, self.n - 1))
+        seed_widget(
+            KEY, Rule(SPLIT, parse=self._parse, label="Labels by hand", max_chars=MAX_LABEL_CHARS)
+        )
+        seed_from_url(FOCUS_KEY, -1, bounds=(-1, self.n - 1), label="Clicked point")
         st.session_state.setdefault(_GENERATION, 0)
 
     def _parse(self, text: str) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui.shared.preprocessing import KEY as SCALING_KEY
-from metriclab.ui.shared.state import nearest_option
+from metriclab.ui.shared.state import nearest_option, view_value
 from metriclab.ui.shared.widgets import param_options
 
 # The TDL paper's two-moons demo (Sect. 5.1): 200 points, Gaussian graph exp(-||x-y||²/0.25),
@@ -161,7 +161,8 @@ def apply_landing_view() -> None:
     """A fresh Embed page without a shared link opens on the first preset (the paper's demo, where
     TDL beats Laplacian Eigenmaps) instead of a view where the method loses to its baseline."""
     state = st.session_state
-    if st.query_params or state.get("_landed") or "ds" in state or "method" in state:
+    chosen = view_value("ds") is not None or view_value("method") is not None
+    if st.query_params or state.get("_landed") or chosen:
         return
     state["_landed"] = True
     presets = available_presets()

@@ -31,7 +31,7 @@ def scrub_view(page: EmbedPage) -> None:
         return
     names = [p.name for p in candidates]
     default = next((n for n in ("lam", "width") if n in names), names[0])
-    seed_from_url("scrub", default, options=names)
+    seed_from_url("scrub", default, options=names, label="Scrub through")
     st.session_state["scrub"] = (
         st.session_state["scrub"] if st.session_state["scrub"] in names else default
     )

@@ -10,7 +10,7 @@ from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
 from metriclab.ui.shared import cache, code_snippets
 from metriclab.ui.shared.errors import guarded
-from metriclab.ui.shared.state import seed_from_url, validate
+from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule
 from metriclab.ui.shared.widgets import param_values
 
 GRID_SIZES = [3, 5, 7, 9, 11]
@@ -38,11 +38,11 @@ class _Current:
         current = st.session_state.get(key)
         if current is None and key in st.query_params:
             if pname not in self.from_link:
-                options = param_values(self.page.page_param(pname)) or None
-                text = st.query_params[key]
-                self.from_link[pname], notice = validate(text, None, options=options, parse=float)
+                p = self.page.page_param(pname)
+                rule = Rule(None, param_values(p) or None, float, label=p.label)
+                self.from_link[pname], notice = validate_rule(st.query_params[key], rule)
                 if notice:
-                    st.warning(f"Link parameter `{key}`: {notice}.")
+                    announce(f"Link: **{p.label}** — {notice}.")
             current = self.from_link[pname]
         return current
 
@@ -97,12 +97,12 @@ def window_view(page: EmbedPage) -> None:
         st.info(f"{spec.label} needs two numeric parameters for a window map.")
         return
     names, row_default, col_default = axes
-    seed_from_url("row", row_default, options=names)
-    seed_from_url("col", col_default, options=names)
+    seed_from_url("row", row_default, options=names, label="Rows")
+    seed_from_url("col", col_default, options=names, label="Columns")
     c1, c2, c3 = st.columns(3)
     row_name = c1.selectbox("Rows", names, key="row", format_func=lambda n: spec.param(n).label)
     col_name = c2.selectbox("Columns", names, key="col", format_func=lambda n: spec.param(n).label)
-    seed_from_url("grid", 7, options=GRID_SIZES)
+    seed_from_url("grid", 7, options=GRID_SIZES, label="Grid size")
     size = c3.select_slider("Grid size", GRID_SIZES, key="grid")
     if row_name == col_name:
         st.error("choose two different parameters for rows and columns")

@@ -10,9 +10,17 @@ import streamlit as st
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui.shared import session_data as cache
-from metriclab.ui.shared.state import URLValueError, seed_from_url
+from metriclab.ui.shared.state import (
+    Rule,
+    URLValueError,
+    remember,
+    seed_from_url,
+    seed_widget,
+    view_value,
+)
 from metriclab.ui.shared.widgets import format_value, param_widgets
 
+SHARED_KEY = "ds"  # the data set of the session's view (Data, Embed, Dissimilarity, ...)
 FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 LARGE = 1500  # data sets above this many points are subsampled on the interactive pages
 
@@ -64,16 +72,21 @@ def dataset_picker(
     options = dataset_choices(include_uploads, images_only)
     if not options:
         raise ValueError("no data sets to choose from" + (" with images" if images_only else ""))
-    seed_from_url(
-        key,
-        default if default in options else options[0],
-        options=options,
-        parse=lambda text: _dataset_from_text(text, options),
-    )
-    if st.session_state[key] not in options:
-        st.session_state[key] = default if default in options else options[0]
+    chosen = view_value(SHARED_KEY)  # the data set chosen on any page opens every page
+    default = chosen if chosen in options else default if default in options else options[0]
     labels = {n: dataset_label(n) for n in options}  # read now, in this session
-    name = c.selectbox("Data set", options, key=key, format_func=lambda n: labels.get(n, n))
+    parse = lambda text: _dataset_from_text(text, options)  # noqa: E731
+    seed_widget(
+        key, Rule(default, options, parse, label="Data set", shown=lambda n: labels.get(n, n))
+    )
+    name = c.selectbox(
+        "Data set",
+        options,
+        key=key,
+        format_func=lambda n: labels.get(n, n),
+        on_change=None if key == SHARED_KEY else _share_choice,
+        args=None if key == SHARED_KEY else (key,),
+    )
     params: dict[str, Any] = {}
     if show_params and not name.startswith(cache.UPLOAD_PREFIX):
         entry = datasets.entry(name)
@@ -81,6 +94,11 @@ def dataset_picker(
             with c.expander("Generator parameters", expanded=False):
                 params = param_widgets(entry.params, f"d.{name}.")
     return name, params
+
+
+def _share_choice(key: str) -> None:
+    """A data set chosen on a page with its own picker (Tangent) becomes the session's choice."""
+    remember({SHARED_KEY: st.session_state[key]})
 
 
 def _dataset_from_text(text: str, options: Sequence[str]) -> str:
@@ -112,7 +130,13 @@ def method_picker(
     options = [k for k, spec in REGISTRY.items() if accept is None or accept(spec)]
     if not options:
         raise ValueError("no method of this kind is registered yet")
-    seed_from_url(key, default if default in options else options[0], options=options)
+    rule = Rule(
+        default if default in options else options[0],
+        options,
+        label="Method",
+        shown=lambda k: REGISTRY[k].label,
+    )
+    seed_widget(key, rule)
     if st.session_state[key] not in options:
         st.session_state[key] = default if default in options else options[0]
     return c.selectbox(
@@ -126,7 +150,7 @@ def method_picker(
 def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, float, int]:
     """How many points are labeled: a share of each class or a number per class, and the split seed."""
     c = container or st.sidebar
-    seed_from_url("lab", "fraction", options=["fraction", "per_class"])
+    seed_from_url("lab", "fraction", options=["fraction", "per_class"], label="Labels")
     mode = c.radio(
         "Labels",
         ["fraction", "per_class"],
@@ -135,14 +159,14 @@ def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, f
         format_func=lambda m: "share of each class" if m == "fraction" else "per class",
     )
     if mode == "fraction":
-        seed_from_url("frac", default_fraction, options=FRACTIONS)
+        seed_from_url("frac", default_fraction, options=FRACTIONS, label="Labeled fraction")
         value = c.select_slider(
             "Labeled fraction", FRACTIONS, key="frac", format_func=lambda v: f"{v:.0%}"
         )
     else:
-        seed_from_url("per", 5, bounds=(1, 50))
+        seed_from_url("per", 5, bounds=(1, 50), label="Labels per class")
         value = c.slider("Labels per class", 1, 50, key="per")
-    seed_from_url("seed", 0, bounds=(0, 10_000))
+    seed_from_url("seed", 0, bounds=(0, 10_000), label="Split seed")
     seed = int(c.number_input("Split seed", 0, 10_000, key="seed", step=1))
     return mode, value, seed
 

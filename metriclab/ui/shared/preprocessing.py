@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab.datasets import default_scaling
 from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
-from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.state import Rule, seed_widget
 
 KEY = "pp"  # session-state key and URL parameter of Embed and Dissimilarity
 COMPARE_KEY = "cpp"  # the Compare page's
@@ -25,7 +25,7 @@ HELP = (
 
 def _select(container, key: str, options: list[str], default: str, parse, label_of) -> str:
     """The select box, seeded from the URL (odd values fall back to `default`)."""
-    seed_from_url(key, default, options=options, parse=parse)
+    seed_widget(key, Rule(default, options, parse, label="Feature scaling", shown=label_of))
     if st.session_state[key] not in options:
         st.session_state[key] = default
     return container.selectbox(

@@ -49,7 +49,7 @@ def controls() -> bool:
     presentation mode is on. Called once per run, by the router, before the page."""
     if _KEPT in st.session_state:  # a widget's state does not follow the person to another page
         st.session_state[KEY] = st.session_state[_KEPT]
-    seed_from_url(KEY, False)
+    seed_from_url(KEY, False, label="Presentation mode")
     on = st.sidebar.toggle(
         "Presentation mode",
         key=KEY,

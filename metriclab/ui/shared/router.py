@@ -13,10 +13,15 @@ import streamlit as st
 
 
 def ensure_router() -> None:
+    """Switch to st.navigation routing when needed, then open the page's notice area (the place
+    at the top where every change made to the view's values is announced)."""
     try:
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # a future Streamlit without the v1 fallback
-        return
-    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager = None
+    if PagesManager is not None and getattr(PagesManager, "uses_pages_directory", False):
         PagesManager.uses_pages_directory = False
         st.rerun()
+    from metriclab.ui.shared.state import notice_area
+
+    notice_area()

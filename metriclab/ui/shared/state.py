@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-_SEEN = "_metriclab_url_seen"
+_VIEW = "_metriclab_view"  # what the person chose, by widget key: outlives the widgets
+_PUBLISHED = "_metriclab_url_written"  # the text this session last wrote (or read) per URL key
 _NOTICES = "_metriclab_url_notices"
+_SLOT = "_metriclab_notice_slot"
 MAX_VALUE_CHARS = 200  # longer URL values are refused unread (the longest valid one is ~100)
 TRUE_TEXTS = ("1", "true", "yes", "on")
 FALSE_TEXTS = ("0", "false", "no", "off")
@@ -94,6 +97,21 @@ def nearest_option(value: Any, options: Sequence[Any]) -> Any:
     raise URLValueError(f"{_shown(value)} is not one of the choices")
 
 
+@dataclass(frozen=True)
+class Rule:
+    """How a widget's value is checked: its default, its options or its bounds, how URL text is
+    parsed, and what the page calls it (`label`; `shown(value)` gives a value as the widget shows
+    it) so that a notice names things as the page does."""
+
+    default: Any
+    options: Sequence[Any] | None = None
+    parse: Callable[[str], Any] | None = None
+    bounds: tuple[float | None, float | None] = (None, None)
+    label: str = ""
+    shown: Callable[[Any], str] | None = None
+    max_chars: int = MAX_VALUE_CHARS
+
+
 def validate(
     text: str,
     default: Any,
@@ -105,19 +123,27 @@ def validate(
     """The value a widget gets for URL text `text`, and a notice saying what was changed (None when
     the value is used as given, up to the rounding of URL numbers). A number outside `bounds`
     (low, high; None: open) is clamped. Texts longer than `max_chars` are refused unread."""
-    low, high = bounds
-    if len(text) > max_chars:
+    return validate_rule(text, Rule(default, options, parse, bounds, max_chars=max_chars))
+
+
+def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
+    """`validate` with the widget's `Rule` (values in the notice shown as the widget shows them)."""
+    default, options, (low, high) = rule.default, rule.options, rule.bounds
+    show = rule.shown or (lambda v: repr(encode(v)))
+    if len(text) > rule.max_chars:
         return default, f"the value is {len(text):,} characters long; using the default"
     try:
         if isinstance(default, list) and options is not None:
             return _validate_list(text, default, options)
+        if options is not None and text in [o for o in options if isinstance(o, str)]:
+            return text, None  # an option spelled as it is ("auto" is a choice, not "automatic")
         example = default if default is not None else ""
-        value = parse(text) if parse else decode_like(text, example)
+        value = rule.parse(text) if rule.parse else decode_like(text, example)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         reason = str(exc) if isinstance(exc, URLValueError) else f"{_shown(text)} is not valid"
-        return default, f"{reason}; using the default {encode(default)!r}"
+        return default, f"{reason}; using the default {show(default)}"
     if _is_number(value) and not math.isfinite(value):
-        return default, f"{_shown(text)} is not a finite number; using the default"
+        return default, f"{_shown(text)} is not a finite number; using the default {show(default)}"
     if options is not None:
         numeric = [o for o in options if _is_number(o)]
         if _is_number(value) and numeric and not min(numeric) <= value <= max(numeric):
@@ -130,7 +156,7 @@ def validate(
         try:
             return nearest_option(value, options), None
         except URLValueError as exc:
-            return default, f"{exc}; using the default {encode(default)!r}"
+            return default, f"{exc}; using the default {show(default)}"
     if _is_number(value):
         if high is not None and value > high:
             return type(value)(
@@ -161,28 +187,91 @@ def seed_from_url(
     options: Sequence[Any] | None = None,
     parse: Callable[[str], Any] | None = None,
     bounds: tuple[float | None, float | None] = (None, None),
-    max_chars: int = MAX_VALUE_CHARS,
+    label: str = "",
 ) -> None:
-    """Before a widget with session-state key `key` is drawn: if the session has no value yet, take
-    it from the URL (validated by `validate`), else `default`. When the URL value had to be changed,
-    show a warning (here, and again on later runs until the widget's value changes) and rewrite the
-    URL to the value in use."""
-    seen = st.session_state.setdefault(_SEEN, set())
-    notices = st.session_state.setdefault(_NOTICES, {})
-    if key in st.session_state:
-        seen.add(key)
-        _show_notice(key, notices)
-        return
-    value = default
-    if key in st.query_params and key not in seen:
-        text = st.query_params[key]
-        value, notice = validate(text, default, options, parse, bounds, max_chars)
+    """`seed_widget(key, Rule(...))`: before a widget with session-state key `key` is drawn."""
+    seed_widget(key, Rule(default, options, parse, bounds, label))
+
+
+def seed_widget(key: str, rule: Rule) -> None:
+    """Before the widget with session-state key `key` is drawn, give it its value:
+
+    1. a value in the link that this session did not write itself (a shared link, a reload, the
+       browser's back and forward buttons) — validated against `rule`;
+    2. else the widget's value in this session;
+    3. else the session's view (what the person chose on this or another page: it outlives the
+       widget, which Streamlit drops when another page runs);
+    4. else `rule.default`.
+    A value that `rule` no longer allows (another data set, another cap) is clamped or reset, and
+    every change made to a value is announced at the top of the page, naming the widget by its
+    label, until the person changes it."""
+    view = st.session_state.setdefault(_VIEW, {})
+    written = st.session_state.setdefault(_PUBLISHED, {})
+    text = st.query_params.get(key)
+    notice = None
+    if text is not None and written.get(key) != text:  # from outside this session
+        value, notice = validate_rule(text, rule)
+        written[key] = text  # read once: from now on the widget (or a new link) decides
         if notice is not None:
-            notices[key] = (f"Link parameter `{key}`: {notice}.", value)
-            st.query_params[key] = encode(value)
-    seen.add(key)
-    st.session_state[key] = value
+            notice = f"Link: {_named(key, rule)} — {notice}."
+    elif key in st.session_state:
+        value, notice = _still_allowed(st.session_state[key], rule, key)
+    elif key in view:
+        value, notice = _still_allowed(view[key], rule, key)
+    else:
+        value = rule.default
+    st.session_state[key] = value  # re-asserted every run: survives a change of the widget's range
+    view[key] = value
+    notices = st.session_state.setdefault(_NOTICES, {})
+    if notice is not None:
+        notices[key] = (notice, value)
     _show_notice(key, notices)
+
+
+def _named(key: str, rule: Rule) -> str:
+    return f"**{rule.label}**" if rule.label else f"`{key}`"
+
+
+def _still_allowed(value: Any, rule: Rule, key: str) -> tuple[Any, str | None]:
+    """`value` if `rule` allows it, else the nearest allowed value and a notice saying so."""
+    if value is None and rule.default is None:
+        return value, None
+    options, (low, high) = rule.options, rule.bounds
+    show = rule.shown or encode
+    if options is not None:
+        if isinstance(value, list):
+            kept = [v for v in value if v in options]
+            if len(kept) == len(value):
+                return value, None
+            dropped = ", ".join(show(v) for v in value if v not in options)
+            return kept or list(rule.default), (
+                f"{_named(key, rule)}: {dropped} not available here; left out"
+            )
+        if value in options:
+            return value, None
+        try:
+            near = nearest_option(value, options)
+        except URLValueError:
+            near = rule.default
+        return near, (
+            f"{_named(key, rule)}: {show(value)} is not available here; using {show(near)}"
+        )
+    if _is_number(value):
+        if high is not None and value > high:
+            return type(value)(
+                high
+            ), f"{_named(key, rule)}: {show(value)} is above the maximum here; using {show(high)}"
+        if low is not None and value < low:
+            return type(value)(
+                low
+            ), f"{_named(key, rule)}: {show(value)} is below the minimum here; using {show(low)}"
+    return value, None
+
+
+def notice_area() -> None:
+    """The place at the top of the page where the notices about the view are shown (called first
+    by every page, through `router.ensure_router`)."""
+    st.session_state[_SLOT] = st.container()
 
 
 def _show_notice(key: str, notices: dict) -> None:
@@ -192,20 +281,45 @@ def _show_notice(key: str, notices: dict) -> None:
     if st.session_state.get(key) != value:  # the person has set it since: the notice is done
         del notices[key]
         return
-    st.warning(message, icon=":material/link_off:")
+    announce(message)
+
+
+def announce(message: str) -> None:
+    """Show a notice about the view at the top of the page (in place when the page has no notice
+    area)."""
+    slot = st.session_state.get(_SLOT)
+    (slot if slot is not None else st).warning(message, icon=":material/link_off:")
 
 
 def url_notices() -> list[str]:
-    """The notices about this session's link parameters still shown (for tests and pages)."""
+    """The notices about this session's view still shown (for tests and pages)."""
     return [message for message, _ in st.session_state.get(_NOTICES, {}).values()]
+
+
+def view_value(key: str, default: Any = None) -> Any:
+    """What the person chose for `key` on any page of this session (None: nothing yet)."""
+    if key in st.session_state:
+        return st.session_state[key]
+    return st.session_state.get(_VIEW, {}).get(key, default)
+
+
+def remember(values: dict[str, Any]) -> None:
+    """Write values into the session's view, as if the person had chosen them (a preset, a lesson
+    step, another page's choice); the widgets take them when they are next drawn."""
+    st.session_state.setdefault(_VIEW, {}).update(values)
+    for key, value in values.items():
+        st.session_state[key] = value
 
 
 def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
     """Write `values` to the URL (only those that changed); drop URL keys that start with a prefix in
-    `prune` and are not in `values` (parameters of a method no longer shown)."""
+    `prune` and are not in `values` (parameters of a method no longer shown). What is written is
+    remembered, so that a link value this session did not write can be told apart (`seed`)."""
+    written = st.session_state.setdefault(_PUBLISHED, {})
     current = st.query_params.to_dict()
     for key, value in values.items():
         text = encode(value)
+        written[key] = text
         if current.get(key) != text:
             st.query_params[key] = text
     for key in current:

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from metriclab.params import Param
-from metriclab.ui.shared.state import seed_from_url
+from metriclab.ui.shared.state import Rule, seed_widget
 
 MAX_SLIDER_INTS = 200
 
@@ -98,21 +98,23 @@ def param_widget(p: Param, key: str, container=None, label: str | None = None) -
     label = label or p.label
     options = param_options(p)
     if p.kind == "choice":
-        seed_from_url(key, p.default, options, parse=lambda t: _choice_from_text(t, p.choices))
+        seed_widget(
+            key, Rule(p.default, options, lambda t: _choice_from_text(t, p.choices), label=label)
+        )
         return c.selectbox(label, options, key=key, help=p.help or None, format_func=str)
     if p.kind == "bool":
-        seed_from_url(key, bool(p.default))
+        seed_widget(key, Rule(bool(p.default), label=label))
         return c.checkbox(label, key=key, help=p.help or None)
     if options is not None:
-        seed_from_url(key, p.default, options, parse=_number_or_auto)
+        seed_widget(key, Rule(p.default, options, _number_or_auto, label=label, shown=format_value))
         return c.select_slider(
             label, options=options, key=key, help=p.help or None, format_func=format_value
         )
     low, high = p.ui_range
     if p.kind == "int" and low is not None and high is not None:
-        seed_from_url(key, int(p.default), bounds=(low, high))
+        seed_widget(key, Rule(int(p.default), bounds=(low, high), label=label))
         return c.slider(label, int(low), int(high), key=key, step=1, help=p.help or None)
-    seed_from_url(key, p.default, parse=_number_or_auto, bounds=(low, high))
+    seed_widget(key, Rule(p.default, None, _number_or_auto, (low, high), label, format_value))
     kwargs = dict(min_value=low, max_value=high, key=key, help=p.help or None)
     if p.kind == "int":
         return int(c.number_input(label, step=1, **kwargs))
@@ -135,18 +137,16 @@ def param_widgets(params: Sequence[Param], prefix: str, container=None) -> dict[
     return {p.name: param_widget(p, prefix + p.name, container) for p in params}
 
 
-def capped(p: Param, high: float, key: str | None = None) -> Param:
+def capped(p: Param, high: float) -> Param:
     """`p` with its upper end lowered to `high` (e.g. an output dimension to the data's number of
-    features); a value already in the session under `key` is clamped to the new range."""
+    features); a value the session holds above it is clamped, with a notice, when the widget is
+    seeded (`state.seed`)."""
     low, top = p.ui_range
     if top is None or high >= top or (low is not None and high < low):
         return p
     default = p.default if p.default is None else min(p.default, high)
     slider = None if p.slider is None else (low, high)
-    capped_p = replace(p, high=high, default=default, slider=slider)
-    if key is not None and isinstance(st.session_state.get(key), int | float):
-        st.session_state[key] = min(st.session_state[key], high)
-    return capped_p
+    return replace(p, high=high, default=default, slider=slider)
 
 
 def display_table(frame):
