@@ -2,10 +2,11 @@
 
 import streamlit as st
 
+from metriclab.ui import ICON
 from metriclab.ui.shared import presentation
 from metriclab.ui.shared.state import notice_area
 
-st.set_page_config(page_title="metriclab", page_icon=":material/straighten:", layout="wide")
+st.set_page_config(page_title="metriclab", page_icon=str(ICON), layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

@@ -7,12 +7,14 @@ from metriclab.ui.compare import (
     PROTOCOLS,
     ComparisonRequest,
     comparison_figures,
+    failure_summary,
     figure_html,
     run_comparison,
     summary_table,
 )
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import presentation
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.code_snippets import compare_snippet, session_sets, show_code
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.pickers import dataset_choices, dataset_label, explainer
@@ -115,15 +117,12 @@ if results is None:
 st.markdown(st.session_state.get("_compare_scaling", ""))
 failed = results[results["status"] != "ok"]
 if len(failed):
-    st.warning(
-        f"{len(failed)} of {len(results)} fits failed: "
-        + "; ".join(sorted(set(map(str, failed["status"]))))[:500]
-    )
+    st.warning(failure_summary(failed, len(results)))
 summary = guarded(summary_table, results, context="summary")
 bars, boxes = comparison_figures(results)
 tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
-tab_bars.plotly_chart(presentation.fit_screen(bars), key="compare_bars")
-tab_boxes.plotly_chart(boxes, key="compare_boxes")
+draw_chart(tab_bars, presentation.fit_screen(bars), key="compare_bars")
+draw_chart(tab_boxes, boxes, key="compare_boxes")
 if summary is not None:
     st.dataframe(display_table(summary), hide_index=True)
     st.caption(

@@ -6,6 +6,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.datasets.sampling import subsample_indices
 from metriclab.ui.data import share_controls, upload_box
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.pickers import dataset_picker, explainer, url_values
 from metriclab.ui.shared.router import ensure_router
@@ -51,7 +52,7 @@ cols[3].metric("images", "×".join(map(str, ds.image_shape)) if ds.image_shape e
 
 left, right = st.columns([2, 1])
 with right:
-    st.plotly_chart(plots.class_counts_bar(ds.class_counts()), key="counts")
+    draw_chart(st, plots.class_counts_bar(ds.class_counts()), key="counts")
 with left:
     show = subsample_indices(ds.y, 3000, seed=0)
     Z = plots.pca_2d(ds.X[show])
@@ -65,7 +66,7 @@ with left:
         index=show,
         marker_size=6,
     )
-    st.plotly_chart(fig, key="pca_scatter")
+    draw_chart(st, fig, key="pca_scatter")
 
 if ds.image_shape is not None:
     rng = np.random.default_rng(0)
@@ -75,7 +76,8 @@ if ds.image_shape is not None:
         for c in range(ds.n_classes)
     ]
     order = np.concatenate(picks)
-    st.plotly_chart(
+    draw_chart(
+        st,
         plots.image_grid(
             ds.X[order],
             ds.image_shape,

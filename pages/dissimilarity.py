@@ -8,6 +8,7 @@ from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import cache, code_snippets, compute
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 from metriclab.ui.shared.pickers import (
@@ -150,18 +151,21 @@ def matrices_view():
         )
     cols = st.columns(2)
     for i, (key, fig) in enumerate(figures):
-        cols[i % 2].plotly_chart(fig, key=f"matrix_{key}")
+        draw_chart(cols[i % 2], fig, key=f"matrix_{key}")
     cols = st.columns(3)
     if result.eigenvalues is not None and result.eigenvalues.size:
         n_used = result.Z.shape[1] if result.Z is not None else None
-        cols[0].plotly_chart(
+        draw_chart(
+            cols[0],
             plots.spectrum(result.eigenvalues, "MDS / eigen spectrum", n_used=n_used),
             key="spectrum",
         )
     stress = result.extras.get("stress_")
     if stress is not None and np.size(stress):
-        cols[1].plotly_chart(
-            plots.line_curve(stress, "Majorization stress e²", y_title="stress"), key="stress"
+        draw_chart(
+            cols[1],
+            plots.line_curve(stress, "Majorization stress e²", y_title="stress"),
+            key="stress",
         )
     weights = result.extras.get("kernel_weights_")
     if weights is not None and np.size(weights):
@@ -171,8 +175,10 @@ def matrices_view():
             if widths is not None and np.size(widths) == np.size(weights)
             else list(range(1, np.size(weights) + 1))
         )
-        cols[2].plotly_chart(
-            plots.weights_bar(labels, weights, "Alignment weights over RBF widths"), key="weights"
+        draw_chart(
+            cols[2],
+            plots.weights_bar(labels, weights, "Alignment weights over RBF widths"),
+            key="weights",
         )
 
 

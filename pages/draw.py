@@ -31,7 +31,10 @@ with tools:
     undo_col.button("Undo", key="draw_undo", on_click=drawing.undo, icon=":material/undo:")
     clear_col.button("Clear", key="draw_clear", on_click=drawing.clear, icon=":material/delete:")
     xy, labels = drawing.drawn_points()
-    st.caption(f"{xy.shape[0]} points drawn.")
+    st.caption(
+        f"{xy.shape[0]} points drawn. The drawing lives in this browser tab's session: a reload "
+        "or a new tab starts an empty canvas."
+    )
     if st.button("Use as data set", key="draw_use", type="primary"):
         key = guarded(drawing.use_drawing, context="this drawing")
         if key is not None:

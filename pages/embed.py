@@ -42,9 +42,9 @@ presets.apply_landing_view()
 with st.sidebar:
     presets.preset_buttons()
     name, data_params = dataset_picker(st.sidebar)
-    method = method_picker(st.sidebar, default=presets.default_method())
-    label_mode, label_value, seed = labels_picker(st.sidebar)
     ds_full = guarded(dataset, name, tuple(sorted(data_params.items())), context=name)
+    method = method_picker(st.sidebar, default=presets.default_method(), dataset=ds_full)
+    label_mode, label_value, seed = labels_picker(st.sidebar)
     scaling = scaling_picker(st.sidebar, ds_full if ds_full is not None else name)
     max_points = None
     if ds_full is not None and ds_full.n_samples > LARGE:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.shared import cache
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.pickers import explainer
 from metriclab.ui.shared.router import ensure_router
@@ -39,7 +40,7 @@ def show_table(table: pd.DataFrame, key: str) -> None:
             shown = numeric[numeric["metric"] == metric]
         if shown["ours_mean"].notna().any():  # rows the paper quotes but we do not run: table only
             shown = shown[shown["ours_mean"].notna()]
-        st.plotly_chart(plots.paper_vs_ours(shown), key=f"chart_{key}")
+        draw_chart(st, plots.paper_vs_ours(shown), key=f"chart_{key}")
     st.dataframe(display_table(numeric), hide_index=True)
 
 

@@ -11,6 +11,7 @@ from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import cache
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
 from metriclab.ui.shared.pickers import dataset_picker, explainer, url_values
@@ -103,7 +104,8 @@ publish(url_values(["tds", "pool", "tset", "two", "q", "tr"]))
 query = ds.X[query_idx[q]]
 shape = tuple(ds.image_shape)
 with c1:
-    st.plotly_chart(
+    draw_chart(
+        st,
         plots.image_grid(query[None, :], shape, [f"query: {ds.target_names[ds.y[query_idx[q]]]}"]),
         key="query",
     )
@@ -112,7 +114,8 @@ pictures = guarded(cache.tangent_pictures, data, q, transform, amounts, context=
 if pictures is not None:
     T, moved = pictures
     with c2:
-        st.plotly_chart(
+        draw_chart(
+            st,
             plots.image_grid(
                 T,
                 shape,
@@ -127,7 +130,8 @@ if pictures is not None:
             ),
             key="tangents",
         )
-        st.plotly_chart(
+        draw_chart(
+            st,
             plots.image_grid(
                 moved,
                 shape,
@@ -146,7 +150,8 @@ if found is not None:
     for col, (key, distance) in zip(cols, enumerate(found), strict=True):
         title = f"Nearest under the {distance}"
         idx, dist = found[distance]
-        col.plotly_chart(
+        draw_chart(
+            col,
             plots.image_grid(
                 ds.X[idx],
                 shape,

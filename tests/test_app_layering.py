@@ -68,7 +68,7 @@ def test_window_map_reports_each_failing_cell_with_its_reason():
     assert np.isnan(out.baseline[:, 0]).all() and np.isfinite(out.baseline[:, 1]).all()
     assert out.baseline_label == REGISTRY["le"].label
     assert len(out.failures) == 3  # TDL twice; LE once (its width is shared by both λ rows)
-    assert all("width must be" in f for f in out.failures)
+    assert all("Heat width t must be" in f for f in out.failures)  # named as the slider
     assert sum(f.startswith(REGISTRY["le"].label) for f in out.failures) == 1
 
 

@@ -49,14 +49,24 @@ def test_scaling_comes_back_from_the_url_and_odd_values_fall_back_to_the_default
     assert odd.sidebar.selectbox(key="pp").value == "minmax"
 
 
-def test_another_data_set_starts_at_its_own_default():
-    at = embed({"ds": "wine", "method": "nca", "pp": "none"})
-    assert at.sidebar.selectbox(key="pp").value == "none"
+def test_a_default_scaling_follows_the_data_set_and_says_so():
+    at = embed({"ds": "wine", "method": "nca"})
+    wine_default = at.sidebar.selectbox(key="pp").value
+    assert wine_default != "standardise"
     at.sidebar.selectbox(key="ds").set_value("pima").run()
     assert_clean(at)
     assert at.sidebar.selectbox(key="pp").value == "standardise"  # KPCA-trick paper's z-scores
+    assert any("Feature scaling" in w.value and "pima" in w.value for w in at.warning)
     at.sidebar.selectbox(key="ds").set_value("two_moons").run()
     assert at.sidebar.selectbox(key="pp").value == "none"  # the generator's units
+
+
+def test_a_scaling_the_person_chose_is_kept_on_another_data_set():
+    at = embed({"ds": "wine", "method": "nca", "pp": "none"})
+    assert at.sidebar.selectbox(key="pp").value == "none"  # not wine's default: a choice
+    at.sidebar.selectbox(key="ds").set_value("pima").run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="pp").value == "none"
 
 
 def test_a_transductive_method_says_its_scaler_sees_all_points():

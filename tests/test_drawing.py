@@ -119,7 +119,9 @@ def test_fewer_points_than_the_graph_needs_is_a_clear_error_on_the_embed_page():
     embed = same_session(at, "embed", {"method": "tdl"})
     assert not embed.exception
     errors = [e.value for e in embed.error]
-    assert any("n_neighbors must be <= 3, got 10" in e for e in errors), errors
+    # named as the page names the slider, not by the estimator's parameter (issue 31)
+    assert any("Graph neighbours must be <= 3, got 10" in e for e in errors), errors
+    assert not any("n_neighbors" in e for e in errors), errors
 
 
 def test_another_session_cannot_open_a_drawing():

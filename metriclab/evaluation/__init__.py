@@ -35,7 +35,13 @@ from metriclab.evaluation.splitting import (
     stratified_counts,
     stratified_mask,
 )
-from metriclab.evaluation.summary import SUMMARY_GROUP, method_label, paired_test, summarize
+from metriclab.evaluation.summary import (
+    SUMMARY_GROUP,
+    method_label,
+    paired_test,
+    paired_verdict,
+    summarize,
+)
 
 __all__ = [
     "RECORDED_ERRORS",
@@ -55,6 +61,7 @@ __all__ = [
     "method_label",
     "nearest_mean_accuracy",
     "paired_test",
+    "paired_verdict",
     "parse_classifier",
     "parse_method",
     "partial_labels",

@@ -22,6 +22,20 @@ def method_label(spec, params: dict) -> str:
 SUMMARY_GROUP = ("dataset", "method", "label", "params", "protocol", "classifier", "preprocess")
 
 
+ALPHA = 0.05  # the level of the paired test behind every "beats" / "loses" the app writes
+
+
+def paired_verdict(differences, alpha: float = ALPHA) -> tuple[str, float]:
+    """("beats" | "loses" | "ties", p): the sign of the mean paired difference when the two-sided
+    Wilcoxon signed-rank test rejects equality at `alpha`, else "ties" (no clear difference;
+    also when every difference is zero). `p` is NaN where the test is undefined."""
+    d = np.asarray(differences, dtype=float)
+    p = paired_test(d)
+    if not math.isfinite(p) or p >= alpha:
+        return "ties", p
+    return ("beats" if float(np.nanmean(d)) > 0 else "loses"), p
+
+
 def paired_test(differences: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p-value of paired differences; NaN where it is undefined."""
     d = np.asarray(differences, dtype=float)

@@ -133,6 +133,18 @@ def run_comparison(comparison: ComparisonRequest, progress: Progress | None = No
     return _comparisons(comparison, progress=progress)
 
 
+def failure_summary(failed: pd.DataFrame, total: int) -> str:
+    """Which fits failed and why: each method (as the table names it) on each data set with its
+    reason, once per distinct reason."""
+    label = "label" if "label" in failed.columns else "method"
+    reasons = {}
+    for (dataset, name, status), rows in failed.groupby(["dataset", label, "status"], sort=False):
+        reasons[f"**{name}** on {dataset} ({len(rows)} split(s)): {status}"] = None
+    shown = list(reasons)[:6]
+    more = f"; and {len(reasons) - 6} more" if len(reasons) > 6 else ""
+    return f"{len(failed)} of {total} fits failed — " + "; ".join(shown) + more
+
+
 def paired_differences(results: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """Each (data set, label)'s mean paired difference to the rows labelled `baseline` on the same
     splits, its wins/ties/losses and Wilcoxon p (metriclab.evaluation.summarize)."""

@@ -68,7 +68,9 @@ def upload_box() -> str | None:
     limit = st.get_option("server.maxUploadSize")
     st.caption(
         f"A CSV with a header row, numeric features and one label column; at most **{limit} MB** "
-        "(the browser refuses larger files before they reach the app; a .csv.gz is accepted)."
+        "(the browser refuses larger files before they reach the app; a .csv.gz is accepted). "
+        "An upload lives in this browser tab's session: a reload or a new tab starts without it "
+        "(Share by link keeps it reachable for 24 h)."
     )
     upload = st.file_uploader(
         f"CSV file (up to {limit} MB)", type=["csv", "gz", "txt"], key="upload"

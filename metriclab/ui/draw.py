@@ -22,6 +22,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.datasets import Dataset, from_points
 from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared.charts import draw_chart
 
 GRID = 49  # grid points per side: a spacing of 1/24 on [-1, 1]
 CLASSES = ["A", "B", "C", "D"]
@@ -140,7 +141,8 @@ def canvas(class_index: int) -> None:
     """Draw the canvas; a click or a box/lasso adds a stroke and redraws with a fresh selection."""
     xy, labels = drawn_points()
     counter = st.session_state.setdefault(_CANVAS, 0)
-    event = st.plotly_chart(
+    event = draw_chart(
+        st,
         canvas_figure(xy, labels),
         key=f"canvas_{counter}",
         on_select="rerun",

@@ -31,7 +31,8 @@ EXPLANATION = Explanation(
     "**Mahalanobis metric learning.** A linear map L is learned from the labeled points so that "
     "the distance d_M below puts same-class neighbours close (NCA: expected leave-one-out "
     "accuracy; LMNN: large margin against impostors; DNE: one eigenproblem). The picture shows "
-    "L x for all points; the baseline is the Euclidean input space.",
+    "L x for all points. Beside it: PCA to the same output dimension (the unsupervised map of "
+    "the same size) and 1-NN in the Euclidean input space with all features.",
     (r"d_M(x,x')^2 = (x-x')^\top L^\top L\,(x-x')",),
 )
 NCA_LOSS = "NCA loss −Σᵢ pᵢ (Eq. 3)"

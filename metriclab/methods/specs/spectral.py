@@ -65,7 +65,8 @@ EXPLANATION = Explanation(
     "coordinates X. Labeled pairs enter a cost C (same class close, other classes far, among k "
     "labeled neighbours); a graph Laplacian P penalises coordinates that vary along the data's "
     "neighbourhood graph. The embedding is the eigenvectors of the smallest eigenvalues of "
-    "C′ + λP′ (the trivial constant one removed); λ trades labels against smoothness. "
+    "C′ + λL, with L the graph Laplacian (the paper's P′; the trivial constant vector removed); "
+    "λ trades labels against smoothness. "
     "What λ is weighed against depends on the Laplacian: the default D − W scales with the "
     "graph's heat weights exp(−d²/t), so the same λ is a weak penalty where neighbours are "
     "far apart against t (UCI features in [0, 1], t = 0.25: the paper's λ = 1024) and a strong "
@@ -74,7 +75,7 @@ EXPLANATION = Explanation(
     "Laplacian Eigenmaps is the case C = 0. Diamonds are labeled points; the score is 1-NN "
     "on the unlabeled points with the labeled ones as reference.",
     (
-        r"\min_X \operatorname{Tr}\!\Big(X^\top \big(\textstyle\sum_i C'_i + \lambda P'\big) X\Big)"
+        r"\min_X \operatorname{Tr}\!\Big(X^\top \big(\textstyle\sum_i C'_i + \lambda L\big) X\Big)"
         r"\quad \text{s.t. } X^\top E X = 0,\ \operatorname{Tr}(X^\top X)=1 \qquad (3)",
     ),
 )

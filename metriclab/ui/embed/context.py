@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from metriclab.datasets import Dataset
+from metriclab.methods import REGISTRY
 from metriclab.params import Param
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.pickers import url_values
@@ -37,9 +38,12 @@ class EmbedPage:
 
     def page_param(self, name: str) -> Param:
         """The method's parameter as this page offers it: the output dimension of a linear map
-        cannot exceed the data's number of features."""
+        cannot exceed the data's number of features, nor can that of a method compared with a
+        linear map at the same dimension (KNCA beside NCA)."""
         p = self.spec.param(name)
-        if name == "n_components" and self.spec.has("linear_map"):
+        base = REGISTRY.get(self.spec.baseline) if self.spec.baseline else None
+        linear = self.spec.has("linear_map") or (base is not None and base.has("linear_map"))
+        if name == "n_components" and linear:
             return capped(p, self.dataset.n_features)
         return p
 

@@ -29,6 +29,7 @@ from metriclab.ui.embed import labelling, overlays
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.embed.label_codes import NONE, decode_labels, encode_labels
 from metriclab.ui.shared import cache, compute, presentation
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.session_data import require_visible
@@ -158,7 +159,8 @@ def _image_panel(ds, view, focus: int, preprocess: str, spec) -> None:
         titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
             f"{names[ds.y[j]]}<br>d={d:.2g}" for j, d in zip(idx, dist, strict=True)
         ]
-        col.plotly_chart(
+        draw_chart(
+            col,
             plots.image_grid(
                 ds.X[np.concatenate([[focus], idx])],
                 tuple(ds.image_shape),
@@ -349,7 +351,8 @@ def input_view(page: EmbedPage) -> None:
             revision=str((request.data, spec.key)),
         )
         chart_key = f"input_view_{state.generation}"
-        st.plotly_chart(
+        draw_chart(
+            st,
             presentation.fit_screen(fig),  # larger for a projector in presentation mode
             key=chart_key,
             on_select=lambda: state.on_select(chart_key, spec.transductive),

@@ -11,6 +11,7 @@ from metriclab.methods import specs_with
 from metriclab.ui.embed.context import EmbedPage
 from metriclab.ui.embed.learning_frames import learning_frames, records_iterates
 from metriclab.ui.shared import cache
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.session_data import require_visible
@@ -70,7 +71,7 @@ def learn_view(page: EmbedPage) -> None:
         iterations=out.iterations,
         curve=out.curve,
     )
-    right.plotly_chart(fig, key="learn_chart")
+    draw_chart(right, fig, key="learn_chart")
     start = "the start (its initial L)" if out.first_iteration == 0 else "its first step"
     right.caption(
         f"{len(out.frames)} frames from {start} to the last of {out.iterations[-1]} iterations, "

@@ -14,6 +14,7 @@ from metriclab.methods import REGISTRY, input_space, projection
 from metriclab.ui.embed import presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.shared import cache, code_snippets, compute, presentation, runs
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.compute import collapse_warning
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
@@ -41,6 +42,31 @@ def references(page: EmbedPage, request: FitRequest, result) -> list[tuple[str, 
     return rows
 
 
+def split_sentence(page: EmbedPage, result, fitted_references) -> str:
+    """What this split's numbers say, in words derived from them: above, level with or below
+    each reference, and, where the method is below the input space, what a map of fewer
+    dimensions than the features gives up."""
+    name = page.spec.label.split(" (")[0]
+    parts = []
+    for label, fitted in fitted_references:
+        d = result.accuracy - fitted.accuracy
+        where = "level with" if abs(d) < 5e-4 else ("above" if d > 0 else "below")
+        parts.append(f"{where} {label} ({d:+.3f})")
+    if not parts:
+        return ""
+    text = f"On this split {name} ({result.accuracy:.3f}) is " + ", ".join(parts) + "."
+    euclid = next((f for label, f in fitted_references if label.startswith("Euclidean")), None)
+    dim = None if result.Z is None else result.Z.shape[1]
+    if euclid is not None and result.accuracy < euclid.accuracy - 5e-4 and dim is not None:
+        if dim < page.dataset.n_features:
+            text += (
+                f" Below the Euclidean 1-NN: a {dim}-D map keeps less than the "
+                f"{page.dataset.n_features} input features carry, and {name} does not recover "
+                "it here."
+            )
+    return text + " One split decides little: the spread over 10 split seeds tests it."
+
+
 def show_scores(page: EmbedPage, result, fitted_references) -> None:
     """The method's accuracy beside the references; the delta is against the first (comparable)."""
     spec = page.spec
@@ -57,6 +83,9 @@ def show_scores(page: EmbedPage, result, fitted_references) -> None:
     cols[-1].metric(
         "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
     )
+    sentence = split_sentence(page, result, fitted_references)
+    if sentence:
+        st.markdown(sentence)
     st.caption(scaling_note(page.dataset, page.request.scaling, spec, result.mask))
     same_dim = result.Z is not None and first is not None and not first[0].startswith("Euclid")
     st.caption(
@@ -72,7 +101,9 @@ def show_scores(page: EmbedPage, result, fitted_references) -> None:
 
 
 def embedding_figure(page: EmbedPage, result, ds, view_id):
-    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes."""
+    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes; a point
+    far outside the rest (`compute.embedding_outliers`) is drawn on the chart's edge, so that it
+    does not squeeze the picture into a line. Returns (figure, outliers)."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
     ranges = st.session_state.setdefault("_ranges", {})
@@ -83,21 +114,46 @@ def embedding_figure(page: EmbedPage, result, ds, view_id):
         previous.pop(stale)
         ranges.pop((stale, 0), None)
         ranges.pop((stale, 1), None)
-    x_range = plots.merge_ranges(ranges.get((view_id, 0)), plots.padded_range(Z[:, 0]))
-    ranges[(view_id, 0)] = x_range
-    y_range = None
-    if Z.shape[1] > 1:
-        y_range = plots.merge_ranges(ranges.get((view_id, 1)), plots.padded_range(Z[:, 1]))
-        ranges[(view_id, 1)] = y_range
+    outliers = compute.embedding_outliers(Z)
+    inside = np.ones(Z.shape[0], dtype=bool)
+    inside[[o.index for o in outliers]] = False
+    shown = Z.copy()
+    axis_ranges = []
+    for axis in range(Z.shape[1]):
+        core = plots.padded_range(Z[inside, axis])
+        merged = plots.merge_ranges(ranges.get((view_id, axis)), core)
+        ranges[(view_id, axis)] = merged
+        shown[:, axis] = np.clip(Z[:, axis], *merged)  # an outlier sits on the edge
+        axis_ranges.append(merged)
+    x_range, y_range = axis_ranges[0], (axis_ranges[1] if Z.shape[1] > 1 else None)
     dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
-    return plots.embedding_scatter(
-        Z,
+    fig = plots.embedding_scatter(
+        shown,
         ds.y,
         result.mask,
         ds.target_names,
         title=f"{page.spec.label} on {ds.name}: {dims} embedding",
         x_range=x_range,
         y_range=y_range,
+    )
+    return fig, outliers
+
+
+def outlier_caption(outliers, ds) -> str:
+    """What the chart's edge points are, from the numbers: which point, how far, how much of the
+    coordinate it carries."""
+    parts = []
+    for o in outliers[:3]:
+        parts.append(
+            f"point {o.index} ({ds.target_names[ds.y[o.index]]}) at {o.value:.3g} on axis "
+            f"{o.axis + 1}, where the others lie within the view; it carries {o.share:.0%} of "
+            "that coordinate"
+        )
+    more = f" and {len(outliers) - 3} more" if len(outliers) > 3 else ""
+    return (
+        f"{len(outliers)} point(s) far outside the rest, drawn on the chart's edge so the others "
+        f"stay visible: {'; '.join(parts)}{more}. That coordinate of the embedding singles the "
+        "point out; the 1-NN scores above count it where it really lies."
     )
 
 
@@ -138,8 +194,10 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
     spec = page.spec
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
-        fig = presentation.fit_screen(embedding_figure(page, result, ds, view_id))
-        st.plotly_chart(fig, key="embedding")
+        fig, outliers = embedding_figure(page, result, ds, view_id)
+        draw_chart(st, presentation.fit_screen(fig), key="embedding")
+        if outliers:
+            st.info(outlier_caption(outliers, ds), icon=":material/open_in_full:")
     else:
         fig = plots.embedding_scatter(
             plots.pca_2d(ds.X),
@@ -149,12 +207,12 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
             title=f"{spec.label}: predicted classes (PCA view of the data)",
             axis_titles=("PC 1", "PC 2"),
         )
-        st.plotly_chart(presentation.fit_screen(fig), key="embedding")
+        draw_chart(st, presentation.fit_screen(fig), key="embedding")
         wrong = int(np.sum(result.predictions[~result.mask] != ds.y[~result.mask]))
         st.caption(f"{wrong} unlabeled points misclassified")
     if result.eigenvalues is not None and result.eigenvalues.size:
         n_used = result.Z.shape[1] if result.Z is not None else None
-        st.plotly_chart(plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
+        draw_chart(st, plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
 
 
 @st.fragment
@@ -184,7 +242,7 @@ def live_view(page: EmbedPage) -> None:
         if collapsed:
             st.warning(collapsed, icon=":material/warning:")
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
-            guarded(spread.show_spread, page, request, refs[0], context="spread over seeds")
+            guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         _draw(page, request, result)
         code_snippets.show_code(code_snippets.embed_snippet(request, page.dataset))
     if timing_enabled():  # bench/app_latency.py reads this from the server log

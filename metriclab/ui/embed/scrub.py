@@ -9,6 +9,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
 from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import seed_from_url
 from metriclab.ui.shared.widgets import format_value, param_values
@@ -65,7 +66,7 @@ def scrub_view(page: EmbedPage) -> None:
         slider_prefix=f"{scrubbed.label} = ",
         active=start,
     )
-    right.plotly_chart(fig, key="scrub_chart")
+    draw_chart(right, fig, key="scrub_chart")
     right.caption(
         "All frames were computed once on the server and travel to the browser with the page: "
         "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "

@@ -9,6 +9,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
 from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule
 from metriclab.ui.shared.widgets import param_values
@@ -80,7 +81,7 @@ def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str,
         col_log=bool(col_p.log and min(cols) > 0),
         baseline_name=base_label,
     )
-    st.plotly_chart(fig, key="window_chart")
+    draw_chart(st, fig, key="window_chart")
     wins = np.nanmean(grid > base_grid + 1e-12)
     st.caption(
         f"Colour: accuracy minus {base_label}'s on the same split (blue: {spec.label} wins, red: "

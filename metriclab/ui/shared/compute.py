@@ -3,6 +3,7 @@ and the same over a parameter grid (λ scrub frames, window map). Wrapped in cac
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,38 @@ def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str
     )
 
 
+@dataclass(frozen=True)
+class Outlier:
+    """A point far from all others along one axis of a (normalised) embedding."""
+
+    index: int
+    axis: int
+    value: float
+    share: float  # its share of that coordinate's squared norm (about the median)
+
+
+OUTLIER_FACTOR = 10.0  # robust spreads (1.4826 MAD) from the median: far outside any cloud
+
+
+def embedding_outliers(Z: np.ndarray, factor: float = OUTLIER_FACTOR) -> list[Outlier]:
+    """Points more than `factor` robust spreads from the median along an axis of `Z`, which would
+    squeeze the rest of the picture into a line (an eigenvector concentrated on one point)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    found = []
+    for axis in range(Z.shape[1]):
+        z = Z[:, axis]
+        centre = np.median(z)
+        spread = 1.4826 * np.median(np.abs(z - centre))
+        if not spread > 0:
+            continue
+        far = np.flatnonzero(np.abs(z - centre) > factor * spread)
+        energy = float(np.sum((z - centre) ** 2))
+        found += [
+            Outlier(int(i), axis, float(z[i]), float((z[i] - centre) ** 2 / energy)) for i in far
+        ]
+    return found
+
+
 @dataclass
 class SeedSpread:
     """A method's accuracy against a reference's over the same split seeds."""
@@ -82,24 +115,31 @@ class SeedSpread:
     wins: int
     ties: int
     losses: int
+    outcome: str = "ties"  # the paired test's: "beats", "loses" or "ties"
+    p_value: float = float("nan")
 
     def verdict(self, name: str, ref: str) -> str:
-        """One honest sentence: who is ahead over the seeds, and whether this is a clear result."""
-        n = self.wins + self.ties + self.losses
-        if self.wins > self.losses and self.mean > self.ref_mean:
-            how = "clearly" if self.losses <= n // 10 else "on most seeds, not all"
-            return f"{name} beats {ref} {how}."
-        if self.losses > self.wins and self.mean < self.ref_mean:
-            return f"{name} does not beat {ref} here: it loses on {self.losses} of {n} seeds."
-        return f"No clear winner between {name} and {ref} over these seeds."
+        """One sentence derived from the numbers: the paired test (two-sided Wilcoxon signed-rank
+        over the seeds, level 0.05) decides "beats" and "loses"; anything else is no clear
+        difference, whatever the win count says."""
+        p = "p undefined" if self.p_value != self.p_value else f"p = {self.p_value:.2g}"
+        test = f"(paired Wilcoxon test over the {self.wins + self.ties + self.losses} seeds, {p})"
+        if self.outcome == "beats":
+            return f"{name} beats {ref} {test}."
+        if self.outcome == "loses":
+            return f"{name} loses to {ref} {test}."
+        return f"No clear difference between {name} and {ref} {test}."
 
 
 def seed_spread(accuracies: Sequence[float], references: Sequence[float]) -> SeedSpread:
-    """Mean ± std of both and the paired wins/ties/losses (ties within 1e-12)."""
+    """Mean ± std of both, the paired wins/ties/losses (ties within 1e-12) and the paired test."""
+    from metriclab.evaluation import paired_verdict
+
     a, b = np.asarray(accuracies, dtype=float), np.asarray(references, dtype=float)
     if a.shape != b.shape or a.size == 0:
         raise ValueError("need the same, non-zero number of accuracies for both")
     d = a - b
+    outcome, p = paired_verdict(d)
     return SeedSpread(
         float(a.mean()),
         float(a.std()),
@@ -108,6 +148,8 @@ def seed_spread(accuracies: Sequence[float], references: Sequence[float]) -> See
         int(np.sum(d > 1e-12)),
         int(np.sum(np.abs(d) <= 1e-12)),
         int(np.sum(d < -1e-12)),
+        outcome,
+        p,
     )
 
 
@@ -119,6 +161,17 @@ def split_mask(y: np.ndarray, split) -> np.ndarray:
     if split.mode == "per_class":
         return labeled_mask(y, per_class=int(split.value), seed=split.seed)
     raise ValueError(f"label mode must be 'fraction' or 'per_class', got {split.mode!r}")
+
+
+def named_as_on_the_page(message: str, spec) -> str:
+    """An estimator's message with its parameter names replaced by the sliders' labels
+    ("n_neighbors must be <= 9" -> "Graph neighbours must be <= 9")."""
+    for p in sorted(spec.params, key=lambda p: -len(p.name)):
+        # only where the name is the subject of a check: "name must ...", "name=value ..."
+        name = rf"(?<![\w.]){re.escape(p.name)}"
+        message = re.sub(rf"{name}(?= must\b)", p.label, message)
+        message = re.sub(rf"{name}=", f"{p.label} ", message)
+    return message
 
 
 def method_kwargs(spec, ds: Dataset, params: dict[str, Any]) -> dict[str, Any]:
@@ -146,18 +199,21 @@ def fit_view(
     stages of a classifier: the fit, then each block of predicted points (when its predict
     reports them, as the tangent-distance ones do)."""
     spec, params, preprocess = request.spec, request.values, request.scaling
-    fitted = fit_split(
-        spec,
-        params,
-        ds.X,
-        ds.y,
-        mask,
-        "transductive",  # the pages show every point's embedding
-        preprocess=preprocess,
-        image_shape=ds.image_shape,
-        data_name=ds.name,
-        progress=progress,
-    )
+    try:
+        fitted = fit_split(
+            spec,
+            params,
+            ds.X,
+            ds.y,
+            mask,
+            "transductive",  # the pages show every point's embedding
+            preprocess=preprocess,
+            image_shape=ds.image_shape,
+            data_name=ds.name,
+            progress=progress,
+        )
+    except ValueError as exc:
+        raise ValueError(named_as_on_the_page(str(exc), spec)) from exc
     mask = fitted.mask
     if fitted.predictions is not None:
         predictions = ds.y.copy()

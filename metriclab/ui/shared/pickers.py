@@ -120,14 +120,26 @@ def adopt_linked_upload(key: str = "ds") -> None:
         cache.adopt_shared(text)
 
 
+def unavailable_reason(spec, dataset) -> str | None:
+    """Why `spec` cannot run on `dataset` (a Dataset, or None when unknown), or None when it can."""
+    if dataset is not None and spec.has("needs_images") and dataset.image_shape is None:
+        return f"needs images; {dataset.name} has none"
+    return None
+
+
 def method_picker(
     container=None,
     key: str = "method",
     default: str | None = None,
     accept: Callable[[Any], bool] | None = None,
+    dataset=None,
 ) -> str:
+    """The method select box: the methods `accept` allows that can run on `dataset`; the others
+    are listed under it, greyed, with the reason."""
     c = container or st.sidebar
-    options = [k for k, spec in REGISTRY.items() if accept is None or accept(spec)]
+    accepted = [k for k, spec in REGISTRY.items() if accept is None or accept(spec)]
+    reasons = {k: unavailable_reason(REGISTRY[k], dataset) for k in accepted}
+    options = [k for k in accepted if reasons[k] is None]
     if not options:
         raise ValueError("no method of this kind is registered yet")
     rule = Rule(
@@ -139,12 +151,19 @@ def method_picker(
     seed_widget(key, rule)
     if st.session_state[key] not in options:
         st.session_state[key] = default if default in options else options[0]
-    return c.selectbox(
+    chosen = c.selectbox(
         "Method",
         options,
         key=key,
         format_func=lambda k: REGISTRY[k].label,  # the label names the paper; no file slugs
     )
+    by_reason: dict[str, list[str]] = {}
+    for k, why in reasons.items():
+        if why:
+            by_reason.setdefault(why, []).append(REGISTRY[k].label)
+    for why, labels in by_reason.items():
+        c.caption(f"Not offered here ({why}): {', '.join(labels)}.")
+    return chosen
 
 
 def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, float, int]:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab.datasets import default_scaling
 from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
-from metriclab.ui.shared.state import Rule, seed_widget
+from metriclab.ui.shared.state import Rule, announce, remember, seed_widget, view_value
 
 KEY = "pp"  # session-state key and URL parameter of Embed and Dissimilarity
 COMPARE_KEY = "cpp"  # the Compare page's
@@ -39,13 +39,21 @@ def _select(container, key: str, options: list[str], default: str, parse, label_
 
 
 def scaling_picker(container, dataset) -> str:
-    """A select box of the feature scaling for one data set, starting at its default (and again
-    at the new set's default when the data set changes); returns the preprocess key."""
-    default, _ = default_scaling(dataset)
+    """A select box of the feature scaling for one data set, starting at its default; returns the
+    preprocess key. When the data set changes, a scaling the person chose is kept; one that was
+    the old set's default moves to the new set's default, with a notice saying so."""
+    default, why = default_scaling(dataset)
     owner = f"_{KEY}_dataset"
     name = getattr(dataset, "name", str(dataset))
-    if st.session_state.get(owner, name) != name and KEY in st.session_state:
-        st.session_state[KEY] = default  # another data set: start from its own default
+    previous = st.session_state.get(owner, name)
+    current = view_value(KEY)
+    if previous != name and current is not None and current == default_scaling(previous)[0]:
+        if current != default:
+            announce(
+                f"**Feature scaling**: now {PREPROCESS[default]}, the default for {name} ({why}); "
+                f"{previous} used {PREPROCESS[current]}."
+            )
+        remember({KEY: default})
     st.session_state[owner] = name
     return _select(
         container,
