@@ -18,46 +18,23 @@ scikit-learn >= 1.8 rejects: we wrap the functions metric-learn imported (transl
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NeighborhoodComponentsAnalysis
 from sklearn.preprocessing import StandardScaler
 
-from metriclab.methods.mahalanobis import DNE, LMNN, NCA
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/peers.py
+
+from metriclab.methods.mahalanobis import DNE, LMNN, NCA  # noqa: E402
+from tests.peers import import_metric_learn  # noqa: E402 (the shim shared with the tests)
 
 DATASETS = ("iris", "wine", "wdbc", "digits")
-
-
-def _translate_force_all_finite(function):
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        if "force_all_finite" in kwargs:
-            kwargs["ensure_all_finite"] = kwargs.pop("force_all_finite")
-        return function(*args, **kwargs)
-
-    return wrapper
-
-
-def import_metric_learn():
-    """metric-learn with its sklearn validation imports shimmed; None if it is not installed."""
-    try:
-        import metric_learn
-        import metric_learn._util as util
-    except ImportError:
-        return None
-    for name in ("check_array", "check_X_y"):
-        original = getattr(util, name)
-        if not getattr(original, "_metriclab_shim", False):
-            shim = _translate_force_all_finite(original)
-            shim._metriclab_shim = True
-            setattr(util, name, shim)
-    return metric_learn
 
 
 def load_data(name):

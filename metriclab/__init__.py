@@ -13,6 +13,7 @@ _EXPORTS = {
     "LaplacianEigenmaps": "metriclab.methods.spectral",
     "DiscriminantKernelMDS": "metriclab.methods.zhang",
     "NCA": "metriclab.methods.mahalanobis",
+    "NeighborhoodComponentsAnalysis": "metriclab.methods.mahalanobis",
     "LMNN": "metriclab.methods.mahalanobis",
     "DNE": "metriclab.methods.mahalanobis",
     "KernelPCATrick": "metriclab.methods.kpca_trick",

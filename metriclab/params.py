@@ -49,11 +49,15 @@ class Param:
     help: str = ""
     slider: tuple[float, float] | None = None
     low_open: bool = False
+    high_open: bool = False
+    none_ok: bool = False  # None ("automatic" or "all") is accepted even with a number default
+    active_when: tuple[str, tuple] | None = None  # (other parameter, its values where this counts)
+    accepts: tuple[type, ...] = ()  # other types the estimator takes and checks itself (arrays)
 
     def __post_init__(self):
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {PARAM_KINDS}")
-        if self.kind == "choice" and self.default not in self.choices:
+        if self.kind == "choice" and self.default not in self.choices and not self.none_ok:
             raise ValueError(f"Param {self.name!r}: default {self.default!r} not in choices")
         if self.slider is not None:
             lo, hi = self.slider
@@ -66,7 +70,20 @@ class Param:
 
     def _within(self, value) -> bool:
         low_ok = self.low is None or (value > self.low if self.low_open else value >= self.low)
-        return low_ok and (self.high is None or value <= self.high)
+        high_ok = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return low_ok and high_ok
+
+    @property
+    def allows_none(self) -> bool:
+        return self.default is None or self.none_ok
+
+    def is_active(self, values: dict) -> bool:
+        """Whether this parameter counts given the others' `values` (see `active_when`); a
+        parameter whose condition is not met is ignored by the estimator, and not offered."""
+        if self.active_when is None:
+            return True
+        other, allowed = self.active_when
+        return values.get(other) in allowed
 
     @property
     def ui_range(self) -> tuple[float | None, float | None]:
@@ -86,17 +103,27 @@ class Param:
     def check(self, value: Any) -> Any:
         """`value` if the estimator accepts it (scikit-learn's strict types), else an
         InvalidParameterError naming the parameter, the value and the allowed range."""
+        if self.accepts and isinstance(value, self.accepts):
+            return value  # the estimator checks these itself (e.g. an init matrix)
+        if value is None and self.allows_none:
+            return None
         if self.kind == "choice":
             return check_choice(self.name, value, self.choices)
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise InvalidParameterError(f"{self.name} must be True or False, got {value!r}")
             return value
-        auto = self.default is None
+        auto = self.allows_none
         if self.kind == "int":
             return check_int(self.name, value, self.low, self.high, allow_none=auto)
         return check_real(
-            self.name, value, self.low, self.high, low_open=self.low_open, allow_none=auto
+            self.name,
+            value,
+            self.low,
+            self.high,
+            low_open=self.low_open,
+            high_open=self.high_open,
+            allow_none=auto,
         )
 
     def validate(self, value: Any) -> Any:
@@ -111,7 +138,7 @@ class Param:
                 raise InvalidParameterError(f"{self.name} must be true or false, got {value!r}")
             return bool(value)
         if value is None:
-            if self.default is None:
+            if self.allows_none:
                 return None  # "automatic" (e.g. width chosen from the data)
             raise InvalidParameterError(f"{self.name} must be a number, got None")
         if self.kind == "int":

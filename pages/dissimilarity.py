@@ -22,7 +22,7 @@ from metriclab.ui.shared.preprocessing import scaling_note, scaling_picker
 from metriclab.ui.shared.router import ensure_router
 from metriclab.ui.shared.session_data import dataset
 from metriclab.ui.shared.state import publish
-from metriclab.ui.shared.widgets import param_widget
+from metriclab.ui.shared.widgets import param_widgets
 
 MATRIX_POINTS = 400  # points fitted here at most (matrices are n×n)
 MATRICES = {
@@ -77,9 +77,7 @@ prefix = f"p.{method}."
 def matrices_view():
     with st.expander(f"{spec.label} parameters", expanded=True):
         cols = st.columns(3)
-        params = {
-            p.name: param_widget(p, prefix + p.name, cols[i % 3]) for i, p in enumerate(spec.params)
-        }
+        params = param_widgets(spec.params, prefix, list(cols))
     keys = ["ds", "dmethod", "lab", "frac" if label_mode == "fraction" else "per", "seed", "pp"]
     publish(
         url_values(keys + [f"d.{name}.{p}" for p in data_params] + [prefix + p for p in params]),

@@ -22,6 +22,13 @@ def _keep_main_module():
         sys.modules["__main__"] = main
 
 
+@pytest.fixture
+def global_random_seed():
+    """scikit-learn's fixture of the same name at its default (SKLEARN_TESTS_GLOBAL_RANDOM_SEED
+    unset: 42), for the tests adapted from scikit-learn."""
+    return 42
+
+
 @pytest.fixture(scope="module")
 def app_url():
     proc = start_app(free_port())

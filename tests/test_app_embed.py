@@ -51,11 +51,17 @@ def test_every_registered_method_renders_with_its_defaults(key):
     if spec.baseline in REGISTRY:  # a reference of the same output dimension comes first
         first = at.metric[1].label
         assert first == REGISTRY[spec.baseline].label or first.startswith(("PCA to", "Euclidean"))
-    # every parameter of the method got a widget
+    # every parameter of the method that counts at its defaults got a widget; the others are named
     keys = {w.key for w in at.main.get("select_slider")} | {w.key for w in at.main.get("slider")}
     keys |= {w.key for w in at.main.get("selectbox")} | {w.key for w in at.main.get("checkbox")}
     keys |= {w.key for w in at.main.get("number_input")}
-    assert {f"p.{key}.{p.name}" for p in spec.params} <= keys
+    defaults = spec.defaults()
+    active = [p for p in spec.params if p.is_active(defaults)]
+    assert {f"p.{key}.{p.name}" for p in active} <= keys
+    for p in spec.params:
+        if not p.is_active(defaults):
+            assert f"p.{key}.{p.name}" not in keys
+            assert any(p.label in c.value for c in at.main.caption if "Not used here" in c.value)
 
 
 def _movable_param():

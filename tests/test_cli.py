@@ -90,7 +90,7 @@ def test_compare_prints_the_summary(capsys):
             "--method",
             "pca:n_components=1",
             "--method",
-            "pca:n_components=80",
+            "pca:n_components=0",
             "--splits",
             "3",
             "--fraction",
@@ -103,7 +103,7 @@ def test_compare_prints_the_summary(capsys):
     lines = captured.out.splitlines()
     assert "Euclidean (input space)" in lines[1] and "+0.00" in lines[1] and "0/3/0" in lines[1]
     assert "PCA (n_components=1)" in lines[2]
-    assert "n_components must be <= 50" in lines[3]
+    assert "n_components must be >= 1, got 0" in lines[3]
     assert "6/9" in captured.err  # progress bar
     assert main(["compare", "--dataset", "no_such_set", "--no-cache"]) == 2
     assert "unknown data set" in capsys.readouterr().err

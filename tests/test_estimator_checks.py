@@ -82,21 +82,7 @@ ESTIMATORS = [
     TDL(n_neighbors=3, k=2),
     LaplacianEigenmaps(n_neighbors=3),
 ]
-# transductive embeddings: transform is the out-of-sample map (Lemma 6 of the TDL paper), an
-# n × n kernel eigenproblem that fit does not pay for; it is computed on the first transform and
-# kept, so __dict__ changes there (the embedding of the fitted points is embedding_ from fit)
-LAZY_OUT_OF_SAMPLE = (
-    "transform computes the out-of-sample map (Lemma 6, an n × n kernel eigenproblem) on first "
-    "use and keeps it; fit does not pay for it"
-)
 EXPECTED_FAILED = {
-    LaplacianEigenmaps: {"check_dict_unchanged": LAZY_OUT_OF_SAMPLE},
-    TDL: {
-        "check_dict_unchanged": LAZY_OUT_OF_SAMPLE,
-        # TDL's labels are integers with -1 for unlabeled points (transductive): an object y is
-        # refused with that message, not scikit-learn's "Unknown label type"
-        "check_dtype_object": "labels must be integers, -1 marking unlabeled points",
-    },
     TangentDistanceKNN: dict.fromkeys(_IMAGE_CHECKS, IMAGE_ONLY),
     # n_iter_ is checked after a fit on the check's own data (the metric has max_iter)
     TangentMetricKNN: dict.fromkeys(

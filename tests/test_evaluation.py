@@ -304,7 +304,7 @@ def test_errors_are_recorded_not_raised(fakes):
         [
             ("fake_value_error", {}),
             ("fake_runtime_error", {}),
-            ("pca", {"n_components": 500}),
+            ("pca", {"n_components": 0}),
             ("fake_image", {}),
             ("fake_inductive", {}),
         ],
@@ -314,7 +314,7 @@ def test_errors_are_recorded_not_raised(fakes):
     status = results.groupby("method", sort=False)["status"].first()
     assert status["fake_value_error"] == "shift is incompatible with this data (test failure)"
     assert status["fake_runtime_error"] == "RuntimeError: did not converge (test failure)"
-    assert "n_components must be <= 50" in status["pca"]
+    assert "n_components must be >= 1, got 0" in status["pca"]
     assert "needs image data" in status["fake_image"]
     assert status["fake_inductive"] == status["euclidean"] == "ok"
     failed = results[results.status != "ok"]

@@ -356,7 +356,7 @@ def test_out_of_sample_on_nearly_identical_points_is_a_clear_error():
     model = LaplacianEigenmaps(n_components=2, n_neighbors=2, width=1.0).fit(X)
     with pytest.raises(ValueError, match="kernel_width"):
         model.transform(X[:3])
-    assert model._out_of_sample is None
+    assert model._out_of_sample.value is None
 
 
 def test_registry_specs_build_working_estimators(moons):
@@ -377,8 +377,10 @@ def test_registry_specs_build_working_estimators(moons):
     assert REGISTRY["tdl"].param("lam").log
     spec = REGISTRY["tdl"]
     spec.make(lam=1e3, k=3, n_neighbors=15, width=0.5, n_components=10, laplacian="random_walk")
-    with pytest.raises(ValueError, match="lam"):
-        spec.make(lam=0.0)
+    with pytest.raises(ValueError, match="lam must be >= 0.0, got -1.0"):
+        spec.make(lam=-1.0)
+    spec.make(lam=0.0)  # the estimator takes λ = 0 (the label cost alone); the slider starts above
+    assert spec.param("lam").ui_range == (1e-3, 1e4)
 
 
 def test_auto_solver_past_the_dense_limit_matches_dense():

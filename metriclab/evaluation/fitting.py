@@ -116,6 +116,13 @@ def fit_split(
     mask = np.asarray(mask, dtype=bool)
     y = np.asarray(y)
     protocol = resolve_protocol(spec, protocol)
+    if spec.needs_labels and np.unique(y[mask]).size < 2:
+        # a learner fitted on one class learns nothing from the labels (scikit-learn's NCA
+        # returns its start): a split like that is refused here, with the reason
+        raise ValueError(
+            f"{spec.label} needs labelled points of at least two classes; the labelled points "
+            "of this split are all of one class"
+        )
     start = time.perf_counter()
     estimator = spec.make(**estimator_params(spec, params, image_shape, data_name))
     if configure is not None:

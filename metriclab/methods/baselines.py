@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from metriclab.validation import check_int
+from metriclab.methods.checks import check_params
 
 
 class EuclideanIdentity(TransformerMixin, BaseEstimator):
@@ -29,8 +29,9 @@ class PCA(TransformerMixin, BaseEstimator):
         self.n_components = n_components
 
     def fit(self, X, y=None):
+        check_params(self)  # the range declared in the method's spec
         X = validate_data(self, X, dtype=np.float64)
-        n_components = min(check_int("n_components", self.n_components, 1), *X.shape)
+        n_components = min(int(self.n_components), *X.shape)
         self.pca_ = _SklearnPCA(n_components=n_components, svd_solver="full").fit(X)
         self.components_ = self.pca_.components_
         self.eigenvalues_ = self.pca_.explained_variance_

@@ -38,7 +38,7 @@ def declared_params(cls: type) -> dict[str, Param]:
 def _rule(p: Param) -> tuple:
     """What decides whether a value is accepted (not the label, help or slider)."""
     choices = p.choices if p.kind == "choice" else ()
-    return (p.kind, p.low, p.high, p.low_open, choices, p.default is None)
+    return (p.kind, p.low, p.high, p.low_open, p.high_open, choices, p.allows_none, p.active_when)
 
 
 def check_params(estimator: Any) -> dict[str, Any]:

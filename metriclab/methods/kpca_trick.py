@@ -24,7 +24,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.kernels import (
-    KERNEL_NAMES,
     PAPER_SIGMAS,
     base_kernel,
     median_squared_distance,
@@ -32,8 +31,10 @@ from metriclab.kernels import (
     rbf_kernel_sum,
     scaled_rbf_widths,
 )
-from metriclab.methods.mahalanobis.base import STARTS
-from metriclab.validation import InvalidParameterError, check_choice, check_int, check_positive
+from metriclab.methods.checks import check_params
+from metriclab.methods.mahalanobis.base import MetricLearnInterface
+from metriclab.progress import FitLog
+from metriclab.validation import InvalidParameterError, check_choice
 
 LEARNERS = ("nca", "lmnn", "dne")
 WEIGHTINGS = ("single", "unweighted", "aligned")
@@ -154,7 +155,7 @@ def make_learner(
     raise ValueError(f"learner must be one of {list(LEARNERS)}, got {name!r}")
 
 
-class KernelPCATrick(TransformerMixin, BaseEstimator):
+class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     """Kernel PCA followed by a linear Mahalanobis learner: KNCA, KLMNN, KDNE (paper Figure 1).
 
     Parameters
@@ -187,6 +188,8 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         start leaves 1-D KNCA in poor local optima on the paper's curves) and keeps the learner's
         own default otherwise.
     random_state : int — learners' and randomized solver's seed.
+    verbose : int — 0 prints nothing; 1 prints the stages (kernel, kernel PCA) with their times,
+        and the learner's own progress when it has a `verbose` (NCA, LMNN).
     record_iterates : bool — ask an iterative learner (NCA, LMNN) to keep its L after each
         iteration (`iterates_` and `first_iterate_`, beside its `loss_curve_`), for watching the fit
         learn; the fit is the same either way. DNE is one eigenproblem: nothing to record.
@@ -221,6 +224,7 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         init="auto",
         random_state=0,
         record_iterates=False,
+        verbose=0,
     ):
         self.learner = learner
         self.kernel = kernel
@@ -239,31 +243,49 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.init = init
         self.random_state = random_state
         self.record_iterates = record_iterates
+        self.verbose = verbose
 
     # -- validation ----------------------------------------------------------------------------
 
     def _check_params(self):
         if not _is_learner_estimator(self.learner):
             check_choice("learner", self.learner, LEARNERS)
-        check_choice("weighting", self.weighting, WEIGHTINGS)
-        check_choice("kernel", self.kernel, KERNEL_NAMES)
-        check_choice("neighbor_space", self.neighbor_space, NEIGHBOR_SPACES)
-        check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
+        check_params(self)  # the ranges declared in the KPCA-trick specs
+        self._refuse_ignored()
         if self.weighting != "single" and self.kernel != "gaussian":
             raise InvalidParameterError(
                 f"weighting={self.weighting!r} combines Gaussian kernels; use kernel='gaussian' "
                 f"or weighting='single' with kernel={self.kernel!r}"
             )
-        check_positive("width", self.width, allow_none=True)
-        check_int("n_components", self.n_components, 1, allow_none=True)
-        check_int("kpca_components", self.kpca_components, 1, allow_none=True)
-        check_choice("init", self.init, ("auto", *STARTS))
         sigmas = np.asarray(self.sigmas, dtype=np.float64)
         if self.weighting != "single" and (
             sigmas.ndim != 1 or sigmas.size == 0 or not np.all(sigmas > 0)
         ):
             raise InvalidParameterError(
                 f"sigmas must be a non-empty list of positive numbers, got {sigmas!r}"
+            )
+
+    def _refuse_ignored(self):
+        """A parameter this configuration would ignore is refused, not silently dropped."""
+        defaults = {"k": 3, "mu": 0.5, "max_iter": None, "init": "auto"}  # as in __init__
+        changed = [n for n, v in defaults.items() if getattr(self, n) != v]
+        if _is_learner_estimator(self.learner) and changed:
+            raise InvalidParameterError(
+                f"{', '.join(changed)} configure a learner given by name; with learner="
+                f"{type(self.learner).__name__}(...) set them on that estimator instead"
+            )
+        unused = {"nca": ("k", "mu"), "dne": ("mu", "max_iter", "init")}.get(self.learner, ())
+        ignored = [n for n in unused if n in changed]
+        if ignored:
+            raise InvalidParameterError(
+                f"{', '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} not used by "
+                f"learner={self.learner!r}; leave {'it' if len(ignored) == 1 else 'them'} at "
+                "the default"
+            )
+        if self.width is not None and self.weighting != "single":
+            raise InvalidParameterError(
+                f"width is used only with weighting='single' (weighting={self.weighting!r} "
+                "combines the widths in `sigmas`); leave width at None"
             )
 
     # -- kernels -------------------------------------------------------------------------------
@@ -299,20 +321,27 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"{self._label()} needs labels of at least two classes")
-        self._choose_kernel(X, y_index)
+        log = FitLog(self._label(), self.verbose)
+        with log.stage(f"kernel ({self.weighting})"):
+            self._choose_kernel(X, y_index)
         self.X_fit_ = X
-        self.kpca_ = KernelPCAMap(self.kpca_components, self.eigen_solver, self.random_state)
-        self.kpca_.fit(self._kernel(X))
+        with log.stage(f"kernel PCA of {X.shape[0]} points"):
+            self.kpca_ = KernelPCAMap(self.kpca_components, self.eigen_solver, self.random_state)
+            self.kpca_.fit(self._kernel(X))
         self.eigenvalues_ = self.kpca_.eigenvalues_
         Z = self.kpca_.embedding_
         self.learner_ = self._make_learner(Z.shape[1])
+        if self.verbose and "verbose" in self.learner_.get_params():
+            self.learner_.set_params(verbose=self.verbose)
         space = self.neighbor_space
         if space == "auto":
             space = "input" if self.weighting == "unweighted" else "feature"
+        log.say(f"the linear learner on {Z.shape[1]} kernel-PCA coordinates")
         if "X_neighbors" in inspect.signature(self.learner_.fit).parameters:
             self.learner_.fit(Z, y_index, X_neighbors=X if space == "input" else None)
         else:
             self.learner_.fit(Z, y_index)
+        log.done()
         self.components_ = self.learner_.components_
         self.n_components_ = self.components_.shape[0]
         self.n_iter_ = getattr(self.learner_, "n_iter_", 0)
@@ -368,7 +397,17 @@ class KernelPCATrick(TransformerMixin, BaseEstimator):
 
     def transform(self, X) -> np.ndarray:
         """Map new points: kernel PCA, then the learned linear map (paper Figure 1, step 3)."""
+        check_is_fitted(self, "learner_")
         return self.learner_.transform(self.kpca_transform(X))
+
+    # metric-learn's interface (`MetricLearnInterface`): the learned M lives on the kernel-PCA
+    # coordinates; distances between inputs go through the kernel-PCA map first.
+    def _metric_matrix(self):
+        check_is_fitted(self, "learner_")
+        return self.learner_.get_mahalanobis_matrix()
+
+    def _metric_map(self, X):
+        return self.transform(np.atleast_2d(np.asarray(X, dtype=np.float64)))
 
     def _label(self) -> str:
         if _is_learner_estimator(self.learner):

@@ -66,18 +66,18 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
+from metriclab.eigen import smallest_eigenpairs
 from metriclab.graphs import (
-    GRAPH_KINDS,
     LAPLACIAN_KINDS,
-    WEIGHT_KINDS,
     build_graph,
     degrees,
     inverse_sqrt_degrees,
     laplacian,
 )
 from metriclab.kernels import gaussian_kernel, squared_distances
-from metriclab.validation import check_choice, check_int, check_nonnegative, fix_signs
+from metriclab.methods.checks import check_params
+from metriclab.progress import FitLog
+from metriclab.validation import check_int, fix_signs
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
@@ -219,24 +219,26 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != n:
                 raise ValueError(f"y must be a 1-D array of {n} labels (-1 = unlabeled)")
+            if y.dtype.kind == "O":  # numbers held as objects are read as numbers
+                try:
+                    y = y.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        "Unknown label type: y must hold integer class labels, with -1 for "
+                        "unlabeled"
+                    ) from None
             if y.dtype.kind not in "iub":
                 if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
                     y = y.astype(np.int64)
                 else:
-                    raise ValueError("y must hold integer class labels, with -1 for unlabeled")
+                    raise ValueError(
+                        "Unknown label type: y must hold integer class labels, with -1 for "
+                        "unlabeled"
+                    )
             y = y.astype(np.int64)
-        check_int("n_components", self.n_components, 1, n - 2)
+        check_params(self)  # the ranges declared in the method's spec (metriclab.methods.specs)
+        check_int("n_components", self.n_components, 1, n - 2)  # and those the data set
         check_int("n_neighbors", self.n_neighbors, 1, n - 1)
-        check_choice("graph", self.graph, GRAPH_KINDS)
-        check_choice("weights", self.weights, WEIGHT_KINDS)
-        check_choice("laplacian", self.laplacian, LAPLACIAN_KINDS)
-        check_choice("eigen_solver", self.eigen_solver, EIGEN_SOLVERS)
-        check_nonnegative("kernel_penalty", self.kernel_penalty)
-        check_nonnegative("tol", self.tol)
-        if self.width is not None:
-            check_nonnegative("width", self.width)
-        if self.kernel_width is not None:
-            check_nonnegative("kernel_width", self.kernel_width)
         return X, y
 
     def fit(self, X, y=None, graph=None):
@@ -251,13 +253,19 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             return self._fit(X, y, graph)
 
     def _fit(self, X, y, graph=None):
+        log = FitLog(type(self).__name__, self.verbose)
         clock = time.perf_counter()
         W, self.width_ = graph if graph is not None else self._graph(X)
         t_graph = time.perf_counter()
+        log.say(
+            f"graph: {self.graph} on {X.shape[0]:,} points ({W.nnz if sp.issparse(W) else W.size:,}"
+            f" weights)... done in {t_graph - clock:5.2f}s"
+        )
         with threadpool_limits(1):  # many small products: threads only add start-up and contention
             C, lam = self._cost_and_lam(X, y)
         C_prime = cost_laplacian(C)
         t_cost = time.perf_counter()
+        log.say(f"label cost... done in {t_cost - t_graph:5.2f}s")
         d = degrees(W)
         S, scale, trivial = penalized_problem(C_prime, W, d, lam, self.laplacian)
         lower = cost_lower_bound(C, scale)
@@ -266,6 +274,11 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         )
         values, Y = eigen.values, eigen.vectors
         t_eigen = time.perf_counter()
+        log.say(
+            f"eigensolve ({eigen.solver}, {self.n_components} vectors, residual "
+            f"{eigen.residual:.1e})... done in {t_eigen - t_cost:5.2f}s"
+        )
+        log.done()
         # seconds per stage (graph, cost, eigensolve incl. the Laplacian): for the bench and the app
         self.timings_ = {
             "graph": t_graph - clock,
@@ -285,7 +298,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         self._S = S
         self._scale = scale
         self._trivial = trivial
-        self._out_of_sample = None
+        self._out_of_sample = _LazyMap()  # filled by the first transform (fit does not pay)
         return self
 
     def _graph(self, X):
@@ -354,17 +367,28 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         # same sign as embedding_ (eigenvectors are defined up to sign)
         signs = np.sign(np.sum(on_training * self.embedding_, axis=0))
         signs[signs == 0] = 1.0
-        self._out_of_sample = (alpha * signs, width)
+        self._out_of_sample.value = (alpha * signs, width)
 
     def transform(self, X):
         """Out-of-sample embedding f(x) = Σ_i α_i exp(-||x_i - x||² / kernel_width) (Lemma 6)."""
         check_is_fitted(self, "embedding_")
         # scikit-learn's feature-count check and message ("X has 3 features, but TDL is expecting 2")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        if self._out_of_sample is None:
+        if self._out_of_sample.value is None:
             self._fit_out_of_sample()
-        alpha, width = self._out_of_sample
+        alpha, width = self._out_of_sample.value
         return gaussian_kernel(X, self._X_fit, width=width) @ alpha
+
+
+class _LazyMap:
+    """The out-of-sample map, computed on the first `transform` and kept here: a holder set by
+    fit, so that computing it leaves the estimator's own attributes unchanged (scikit-learn's
+    check_dict_unchanged) while fit still does not pay the n × n kernel eigenproblem."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = None
 
 
 class TDL(_GraphSpectralEmbedding):
@@ -388,6 +412,7 @@ class TDL(_GraphSpectralEmbedding):
         (`metriclab.eigen`).
     kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
     kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
+    verbose : 0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
 
     Attributes: embedding_ (n × n_components), eigenvalues_, affinity_ (sparse W), cost_ (sparse C),
     width_, degrees_, eigen_solver_ (the path "auto" took), eigen_residual_ (max relative residual
@@ -411,6 +436,7 @@ class TDL(_GraphSpectralEmbedding):
         tol=0.0,
         random_state=0,
         cost_scale="sum",
+        verbose=0,
     ):
         self.n_components = n_components
         self.lam = lam
@@ -426,17 +452,19 @@ class TDL(_GraphSpectralEmbedding):
         self.kernel_width = kernel_width
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     def _cost_and_lam(self, X, y):
-        k = check_int("k", self.k, 1)
-        lam = check_nonnegative("lam", self.lam)  # λ = 0 allowed: the cost alone
+        k, lam = (
+            int(self.k),
+            float(self.lam),
+        )  # checked at fit (check_params); λ = 0: the cost alone
         classes = np.unique(y[y != -1])
         if classes.size == 1:  # no labels at all is allowed: C = 0 gives Laplacian Eigenmaps
             raise ValueError(
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
             )
-        check_choice("cost_scale", self.cost_scale, COST_SCALES)
         C = cost_matrix(X, y, k)
         if self.cost_scale == "mean":  # Eqs. (1)-(2): (1/n) Σ_i C_i over the n labeled points
             C = (C / np.count_nonzero(y != -1)).tocsr()
@@ -463,6 +491,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         kernel_width=None,
         tol=0.0,
         random_state=0,
+        verbose=0,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -475,6 +504,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.kernel_width = kernel_width
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y=None, graph=None):
         return super().fit(X, None, graph)

@@ -31,12 +31,11 @@ from metriclab.kernels import (
     kernel_squared_distances,
     squared_distances,
 )
+from metriclab.methods.checks import check_params
 from metriclab.validation import (
     InvalidParameterError,
     check_choice,
     check_int,
-    check_nonnegative,
-    check_positive,
     fix_signs,
 )
 
@@ -410,19 +409,9 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         )
 
     def _check_params(self) -> None:
-        check_int("n_components", self.n_components, 1)
-        check_positive("width", self.width, allow_none=True)  # None: the paper's rule
-        check_positive("basis_width", self.basis_width, allow_none=True)
-        check_int("degree", self.degree, 1)
-        alpha1 = check_nonnegative("alpha1", self.alpha1)
-        alpha2 = check_nonnegative("alpha2", self.alpha2)
-        if alpha1 + alpha2 == 0:
+        check_params(self)  # the ranges declared in the method's spec (metriclab.methods.specs)
+        if self.alpha1 + self.alpha2 == 0:
             raise InvalidParameterError("alpha1 and alpha2 must not both be 0")
-        check_choice("basis", self.basis, BASES)
-        check_int("n_basis", self.n_basis, 1, allow_none=True)
-        check_choice("init", self.init, INITS)
-        check_int("max_iter", self.max_iter, 0)
-        check_nonnegative("tol", self.tol)
 
     # -- the maths --
     def _base_kernel(self, kernel: str, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:

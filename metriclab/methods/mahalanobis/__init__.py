@@ -37,12 +37,17 @@ from metriclab.methods.mahalanobis.lmnn import (
     minimize_lmnn,
     pair_distances,
 )
-from metriclab.methods.mahalanobis.nca import NCA, nca_loss_and_gradient
+from metriclab.methods.mahalanobis.nca import (
+    NCA,
+    NeighborhoodComponentsAnalysis,
+    nca_loss_and_gradient,
+)
 
 __all__ = [
     "DNE",
     "LMNN",
     "NCA",
+    "NeighborhoodComponentsAnalysis",
     "PAIR_BLOCK",
     "MahalanobisMixin",
     "class_ranges",

@@ -6,15 +6,17 @@ blockwise nearest rows, same-class target neighbours and the one-thread BLAS con
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from metriclab.validation import check_choice, check_int
+from metriclab.validation import InvalidParameterError, check_choice, check_int
 
 STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
 _INITS = ("auto", *STARTS)  # "auto": the learner picks one
@@ -31,10 +33,68 @@ def single_thread_blas():
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
-class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class MetricLearnInterface:
+    """metric-learn's Mahalanobis interface over `_metric_map` (a map f with d(x, y) = ‖f(x) −
+    f(y)‖, linear for the Mahalanobis learners) and `_metric_matrix` (M with d² = (x−y)ᵀM(x−y)
+    in the space the matrix acts on): `get_mahalanobis_matrix`, `get_metric`,
+    `pair_distance(pairs)` and `pair_score(pairs)`, with metric-learn's signatures."""
+
+    def get_mahalanobis_matrix(self):
+        """M = LᵀL (metric-learn's name): symmetric positive semi-definite."""
+        return self._metric_matrix()
+
+    def mahalanobis_matrix(self):
+        """M = LᵀL (d × d, symmetric positive semi-definite); `get_mahalanobis_matrix` too."""
+        return self._metric_matrix()
+
+    def get_metric(self):
+        """A function d(u, v) of two 1-D points (`squared=True` for d²), usable as
+        `KNeighborsClassifier(metric=model.get_metric())`, as metric-learn's."""
+        self._metric_matrix()  # fitted?
+        transform = self._metric_map
+
+        def metric(u, v, squared=False):
+            z = transform(np.atleast_2d(np.asarray(u, dtype=np.float64)))
+            w = transform(np.atleast_2d(np.asarray(v, dtype=np.float64)))
+            d2 = float(np.sum((z - w) ** 2))
+            return d2 if squared else float(np.sqrt(d2))
+
+        return metric
+
+    def pair_distance(self, pairs, b=None):
+        """Distances of pairs: `pairs` of shape (n_pairs, 2, n_features) as metric-learn takes
+        them, or two arrays `pairs` and `b` of the same shape (rows paired, the older form)."""
+        a, b = _split_pairs(pairs, b)
+        return np.linalg.norm(self._metric_map(a) - self._metric_map(b), axis=1)
+
+    def pair_score(self, pairs):
+        """metric-learn's score of pairs: the opposite of their distance (higher = more similar)."""
+        return -self.pair_distance(pairs)
+
+
+def _split_pairs(pairs, b=None) -> tuple[np.ndarray, np.ndarray]:
+    if b is None:
+        pairs = np.asarray(pairs, dtype=np.float64)
+        if pairs.ndim != 3 or pairs.shape[1] != 2:
+            raise ValueError(f"pairs must have shape (n_pairs, 2, n_features), got {pairs.shape}")
+        return pairs[:, 0, :], pairs[:, 1, :]
+    a = np.atleast_2d(np.asarray(pairs, dtype=np.float64))
+    b = np.atleast_2d(np.asarray(b, dtype=np.float64))
+    if a.shape != b.shape:
+        raise ValueError(
+            f"pair_distance needs two arrays of the same shape, got {a.shape} and {b.shape}"
+        )
+    return a, b
+
+
+class MahalanobisMixin(
+    MetricLearnInterface, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Base of the linear learners: a learned map L (`components_`) with M = LᵀL.
 
-    Subclasses implement `fit(X, y)` and set `components_`; everything else is shared.
+    Subclasses implement `fit(X, y)` and set `components_`; everything else is shared, among it
+    metric-learn's interface (`get_mahalanobis_matrix`, `get_metric`, `pair_distance`,
+    `pair_score`).
     """
 
     def transform(self, X):
@@ -43,22 +103,19 @@ class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return X @ self.components_.T
 
-    def mahalanobis_matrix(self):
-        """M = LᵀL (d × d, symmetric positive semi-definite)."""
+    def _metric_matrix(self):
         check_is_fitted(self, "components_")
         return self.components_.T @ self.components_
 
-    def pair_distance(self, a, b):
-        """Mahalanobis distances sqrt((a_i − b_i)ᵀ M (a_i − b_i)) between rows of a and b (paired)."""
+    def _metric_map(self, X):
         check_is_fitted(self, "components_")
-        a = np.atleast_2d(np.asarray(a, dtype=np.float64))
-        b = np.atleast_2d(np.asarray(b, dtype=np.float64))
-        if a.shape != b.shape or a.shape[1] != self.components_.shape[1]:
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        if X.shape[1] != self.components_.shape[1]:
             raise ValueError(
-                f"pair_distance needs two arrays of the same shape with {self.components_.shape[1]} "
-                f"columns, got {a.shape} and {b.shape}"
+                f"the points have {X.shape[1]} features; the metric was learned on "
+                f"{self.components_.shape[1]}"
             )
-        return np.linalg.norm((a - b) @ self.components_.T, axis=1)
+        return X @ self.components_.T
 
     @property
     def _n_features_out(self):
@@ -71,11 +128,11 @@ class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
 
     # -- validation shared by the learners -------------------------------------------------
 
-    def _validate_labeled(self, X, y, *, min_per_class=1):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+    def _validate_labeled(self, X, y, *, min_per_class=1, min_classes=2, reset=True):
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, reset=reset)
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
-        if classes.size < 2:
+        if classes.size < min_classes:
             raise ValueError(
                 f"{type(self).__name__} needs labels of at least two classes; y has only "
                 f"the class {classes[0]!r}"
@@ -100,10 +157,69 @@ class MahalanobisMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return n
 
 
-def initial_components(init, X, n_components, random_state, y=None):
+def resolve_start(init, X, n_components):
+    """The start (a name of `_INITS`, or a matrix n_components × d) checked against the data,
+    with scikit-learn's NCA messages; returns (init, n_components) with n_components resolved
+    (None: the matrix's rows, else d)."""
+    d = X.shape[1]
+    if n_components is not None and n_components > d:
+        raise ValueError(
+            "The preferred dimensionality of the projected space `n_components` "
+            f"({n_components}) cannot be greater than the given data dimensionality ({d})!"
+        )
+    if isinstance(init, str):
+        check_choice("init", init, _INITS)
+        return init, d if n_components is None else n_components
+    try:
+        init = check_array(init)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"init must be one of {list(_INITS)} or an array of shape (n_components, "
+            f"n_features), got {init!r}"
+        ) from exc
+    if init.shape[1] != d:
+        raise ValueError(
+            f"The input dimensionality ({init.shape[1]}) of the given linear transformation "
+            f"`init` must match the dimensionality of the given inputs `X` ({d})."
+        )
+    if init.shape[0] > init.shape[1]:
+        raise ValueError(
+            f"The output dimensionality ({init.shape[0]}) of the given linear transformation "
+            f"`init` cannot be greater than its input dimensionality ({init.shape[1]})."
+        )
+    if n_components is not None and n_components != init.shape[0]:
+        raise ValueError(
+            "The preferred dimensionality of the projected space `n_components` "
+            f"({n_components}) does not match the output dimensionality of the given linear "
+            f"transformation `init` ({init.shape[0]})!"
+        )
+    return np.array(init, dtype=np.float64), init.shape[0]
+
+
+def auto_start(X, y, n_components) -> str:
+    """scikit-learn's documented rule for init="auto": LDA when n_components <= min(d, classes
+    − 1), else PCA when n_components < min(d, n), else the identity."""
+    n, d = X.shape
+    if n_components <= min(d, np.unique(y).size - 1):
+        return "lda"
+    if n_components < min(d, n):
+        return "pca"
+    return "identity"
+
+
+def initial_components(init, X, n_components, random_state, y=None, verbose=0):
     """Starting L: PCA or LDA directions, the identity (first rows) or a random Gaussian matrix."""
+    if not isinstance(init, str):  # a matrix checked by resolve_start
+        return np.array(init, dtype=np.float64)
     check_choice("init", init, STARTS)
     n, d = X.shape
+    if init in ("pca", "lda") and verbose:
+        what = "principal" if init == "pca" else "most discriminative"
+        print(f"Finding {what} components... ", end="", flush=True)
+        started = time.time()
+        L = initial_components(init, X, n_components, random_state, y)
+        print(f"done in {time.time() - started:5.2f}s")
+        return L
     if init == "lda":  # as scikit-learn's NCA; needs n_components <= classes - 1, else PCA
         if y is None:
             raise ValueError("init='lda' needs the labels y")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     nearest_rows,
@@ -14,7 +15,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
     target_neighbors,
 )
-from metriclab.validation import check_int, fix_signs
+from metriclab.validation import fix_signs
 
 
 def dne_weights(X, y, k):
@@ -65,7 +66,8 @@ class DNE(MahalanobisMixin):
 
     def fit(self, X, y, X_neighbors=None):
         """`X_neighbors` (optional, same rows as X): the space in which neighbours are chosen."""
-        k = check_int("k", self.k, 1)
+        check_params(self)  # the ranges declared in the method's spec
+        k = int(self.k)
         X, y = self._validate_labeled(X, y)
         d = X.shape[1]
         n_components = self._resolve_n_components(d)

@@ -10,25 +10,25 @@ products: no loop over points or triplets.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
-    _INITS,
     MahalanobisMixin,
     class_ranges,
     initial_components,
     neighbor_space,
+    resolve_start,
     single_thread_blas,
     target_neighbors,
 )
+from metriclab.progress import FitLog
 from metriclab.validation import (
-    check_choice,
-    check_fraction,
-    check_int,
-    check_nonnegative,
-    check_positive,
+    InvalidParameterError,
 )
 
 PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
@@ -189,7 +189,8 @@ def minimize_lmnn(objective, L, max_iter, tol, on_iterate=None):
     The fit ends when L-BFGS converges and a recomputation at the optimum finds no active impostor
     outside the set. Returns L, iterations and the loss per iteration; the value recorded at each
     refresh is the exact loss with the new set, so the curve may step up there.
-    `on_iterate(flat_L)` (optional) hears the L of every value put on the curve, in order."""
+    `on_iterate(flat_L, loss)` (optional) hears every value put on the curve and its L, in order
+    (the loss at a refresh is the one L-BFGS saw; the curve then holds the exact one)."""
     shape = L.shape
     curve, n_iter = [], 0
     run_start = [0.0]
@@ -197,7 +198,7 @@ def minimize_lmnn(objective, L, max_iter, tol, on_iterate=None):
     def record(intermediate_result):
         curve.append(float(intermediate_result.fun))
         if on_iterate is not None:
-            on_iterate(intermediate_result.x)
+            on_iterate(intermediate_result.x, curve[-1])
         if curve[-1] < 0.5 * run_start[0]:
             raise StopIteration  # refresh the impostor set before going further
 
@@ -205,7 +206,7 @@ def minimize_lmnn(objective, L, max_iter, tol, on_iterate=None):
     objective.refresh_impostors(Z, objective.target_distances(Z))
     curve.append(objective(L.ravel())[0])  # exact: the set was just built at L
     if on_iterate is not None:
-        on_iterate(L.ravel())
+        on_iterate(L.ravel(), curve[-1])
     while n_iter < max_iter:
         run_start[0] = curve[-1]
         result = minimize(
@@ -243,23 +244,69 @@ class LMNN(MahalanobisMixin):
 
     Parameters
     ----------
-    n_components : int or None — output dimension (None: d).
-    k : int — target neighbours per point.
-    mu : float in [0, 1) — weight of the push (impostor) term; 1 − mu weights the pull term.
-    max_iter : int — total L-BFGS iterations.
-    tol : float — L-BFGS tolerance (relative change of the loss).
-    init : "pca" | "lda" | "identity" | "random" | "auto" ("auto" = "pca").
-    impostor_refresh : int — L-BFGS iterations between recomputations of the impostor set.
-    impostor_slack : float — relative slack of the candidate radius.
-    random_state : int, RandomState or None.
-    record_iterates : bool — keep L at every value of `loss_curve_` in `iterates_` (for watching
-        the fit learn; the start first); off by default, and the fit is the same either way.
+    n_components : int or None
+        Output dimension (None: d).
+    k : int
+        Target neighbours per point.
+    mu : float in [0, 1)
+        Weight of the push (impostor) term; 1 − mu weights the pull term.
+    max_iter : int
+        Total L-BFGS iterations.
+    tol : float
+        L-BFGS tolerance (relative change of the loss).
+    init : {"pca", "lda", "identity", "random", "auto"} or ndarray of shape (n_components, d)
+        The start ("auto" = "pca"); a matrix is checked as scikit-learn's NCA checks it.
+    impostor_refresh : int
+        L-BFGS iterations between recomputations of the impostor set.
+    impostor_slack : float
+        Relative slack of the candidate radius.
+    callback : callable or None
+        Called after every iteration as `callback(transformation, n_iter)` (the flattened L), as
+        scikit-learn's NCA calls it.
+    verbose : int
+        0: silent; 1: progress lines in scikit-learn's style on stdout (the loss at every
+        iteration, each recomputation of the impostor set, the training time).
+    random_state : int, RandomState or None
+        For init="random".
+    record_iterates : bool
+        Keep L at every value of `loss_curve_` in `iterates_` (for watching the fit learn; the
+        start first); off by default, and the fit is the same either way.
 
     Attributes
     ----------
-    components_, n_iter_, loss_curve_ (loss per iteration), target_neighbors_ (n × k),
-    n_impostors_ (active impostor pairs at the end); with record_iterates, iterates_ and
-    first_iterate_ = 0 (iterates_[0] is the start).
+    components_ : ndarray of shape (n_components, d)
+        L, with M = LᵀL.
+    n_iter_ : int
+        L-BFGS iterations made.
+    loss_curve_ : list of float
+        The loss per iteration.
+    target_neighbors_ : ndarray of shape (n, k)
+        Each point's target neighbours (−1 where its class has fewer).
+    n_impostors_ : int
+        Active impostor pairs at the end.
+    iterates_, first_iterate_ : list of ndarray, int
+        With record_iterates: L at every value of the curve; 0 (iterates_[0] is the start).
+
+    Notes
+    -----
+    metric-learn's `LMNN` and this one, parameter by parameter:
+
+    ======================  =========================  ======================================
+    metriclab               metric-learn 0.7           note
+    ======================  =========================  ======================================
+    ``k``                   ``n_neighbors``            target neighbours per point
+    ``mu``                  ``regularization``         push weight; theirs is (1 − mu)'s
+                                                       counterpart: loss = (1 − μ)·pull + μ·push
+                                                       in both
+    ``max_iter``            ``max_iter``               ours counts L-BFGS iterations, theirs
+                                                       gradient-descent steps
+    (L-BFGS step sizes)     ``learn_rate``             no counterpart: L-BFGS chooses its steps
+    ``tol``                 ``convergence_tol``        relative change of the loss
+    ``init``                ``init``                   the same names, plus a matrix
+    ``n_components``        ``n_components``
+    ``verbose``             ``verbose``
+    ``impostor_refresh``    —                          how often the impostor set is recomputed
+    ======================  =========================  ======================================
     """
 
     def __init__(
@@ -272,6 +319,8 @@ class LMNN(MahalanobisMixin):
         init="pca",
         impostor_refresh=25,
         impostor_slack=0.1,
+        callback=None,
+        verbose=0,
         random_state=0,
         record_iterates=False,
     ):
@@ -283,22 +332,23 @@ class LMNN(MahalanobisMixin):
         self.init = init
         self.impostor_refresh = impostor_refresh
         self.impostor_slack = impostor_slack
+        self.callback = callback
+        self.verbose = verbose
         self.random_state = random_state
         self.record_iterates = record_iterates
 
     def fit(self, X, y, X_neighbors=None):
         """Learn L. `X_neighbors` (optional, same rows as X) is the space in which target
         neighbours are chosen (the KPCA trick with an unweighted kernel uses the input space)."""
-        k = check_int("k", self.k, 1)
-        max_iter = check_int("max_iter", self.max_iter, 1)
-        refresh = check_int("impostor_refresh", self.impostor_refresh, 1)
-        tol = check_positive("tol", self.tol)
-        slack = check_nonnegative("impostor_slack", self.impostor_slack)
-        mu = check_fraction("mu", self.mu, high_open=True)
-        check_choice("init", self.init, _INITS)
+        check_params(self)  # the ranges declared in the method's spec
+        k, max_iter, refresh = int(self.k), int(self.max_iter), int(self.impostor_refresh)
+        tol, slack, mu = float(self.tol), float(self.impostor_slack), float(self.mu)
+        if self.callback is not None and not callable(self.callback):
+            raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
         X, y = self._validate_labeled(X, y)
         d = X.shape[1]
-        n_components = self._resolve_n_components(d)
+        asked = None if self.n_components is None else self._resolve_n_components(d)
+        init, n_components = resolve_start(self.init, X, asked)
         X_neighbors = neighbor_space(X_neighbors, X)
         # work on the points sorted by class: same-class blocks are then contiguous slices
         order = np.argsort(y, kind="stable")
@@ -307,13 +357,22 @@ class LMNN(MahalanobisMixin):
             targets, _ = target_neighbors(X_neighbors, y, k)
         if targets.size == 0 or not (targets >= 0).any():
             raise ValueError("LMNN needs a class with at least two samples (no target neighbours)")
-        init = "pca" if self.init == "auto" else self.init
+        init = "pca" if isinstance(init, str) and init == "auto" else init
         objective = _LMNNObjective(X, y, targets, mu, n_components, refresh=refresh, slack=slack)
+        log = FitLog(type(self).__name__, self.verbose)
         with single_thread_blas():
-            L = initial_components(init, X, n_components, self.random_state, y)
-            iterates = []
-            keep = lambda x: iterates.append(x.reshape(L.shape).copy())  # noqa: E731
-            on_iterate = keep if self.record_iterates else None
+            L = initial_components(init, X, n_components, self.random_state, y, self.verbose)
+            iterates, count, clock = [], [0], [time.time()]
+
+            def on_iterate(flat_L, loss):
+                if self.record_iterates:
+                    iterates.append(flat_L.reshape(L.shape).copy())
+                if count[0] > 0 and self.callback is not None:  # after an iteration, not the start
+                    self.callback(flat_L.copy(), count[0])
+                log.line(count[0], loss, time.time() - clock[0])
+                count[0] += 1
+                clock[0] = time.time()
+
             L, n_iter, curve = minimize_lmnn(objective, L, max_iter, tol, on_iterate)
             radius, Z = objective.margin_radius(L)
             rows, _, _ = impostor_candidates(Z, objective.ranges, radius, 0.0)
@@ -326,4 +385,6 @@ class LMNN(MahalanobisMixin):
         target_neighbors_[order] = np.where(targets >= 0, order[np.maximum(targets, 0)], -1)
         self.target_neighbors_ = target_neighbors_
         self.n_impostors_ = int(rows.size)
+        log.say(f"{n_iter} iterations, {self.n_impostors_} active impostor pairs at the end")
+        log.done()
         return self

@@ -4,17 +4,24 @@ analytic gradient, scipy L-BFGS.
 
 from __future__ import annotations
 
+import time
+import warnings
+
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
 
+from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
-    _INITS,
     MahalanobisMixin,
+    auto_start,
     class_ranges,
     initial_components,
+    resolve_start,
     single_thread_blas,
 )
-from metriclab.validation import check_choice, check_int, check_positive
+from metriclab.progress import FitLog
+from metriclab.validation import InvalidParameterError
 
 
 def nca_loss_and_gradient(flat_L, X, ranges, n_components):
@@ -54,72 +61,149 @@ def nca_loss_and_gradient(flat_L, X, ranges, n_components):
     return loss, gradient.ravel()
 
 
+def nca_loss_and_gradient_masked(flat_L, X, same_class_mask, n_components=None):
+    """The same objective for points in any order: −Σ_i p_i and its gradient, with the same-class
+    pairs given by `same_class_mask` (n × n) instead of sorted class ranges (paper Eq. (3))."""
+    d = X.shape[1]
+    L = np.asarray(flat_L, dtype=np.float64).reshape(
+        -1 if n_components is None else n_components, d
+    )
+    Z = X @ L.T
+    P = 2.0 * (Z @ Z.T) - np.einsum("ij,ij->i", Z, Z)[None, :]
+    np.fill_diagonal(P, -np.inf)
+    P -= P.max(axis=1, keepdims=True)
+    np.exp(P, out=P)
+    P /= P.sum(axis=1, keepdims=True)
+    masked = P * same_class_mask
+    p = masked.sum(axis=1, keepdims=True)
+    weighted = masked - P * p  # A_ij = p_ij ([y_i = y_j] − p_i), the negative of the sorted form's
+    W = weighted + weighted.T
+    np.fill_diagonal(W, -weighted.sum(axis=0))
+    gradient = 2.0 * (Z.T @ W) @ X
+    return -float(p.sum()), -gradient.ravel()
+
+
 class NCA(MahalanobisMixin):
     """Neighbourhood Components Analysis (Goldberger et al. 2005), paper Eq. (3).
 
     Maximises the expected leave-one-out accuracy of a stochastic nearest-neighbour rule with
     scipy's L-BFGS and an analytic, fully vectorised gradient. Cost O(n² n_components) per step.
+    A drop-in for scikit-learn's `NeighborhoodComponentsAnalysis`: the same parameters, starts,
+    messages and hooks (scikit-learn's own test_nca.py runs against it, tests/test_sklearn_nca.py).
 
     Parameters
     ----------
-    n_components : int or None — output dimension (None: d).
-    max_iter : int — L-BFGS iterations.
-    tol : float — L-BFGS tolerance (relative change of the loss).
-    init : "auto" | "pca" | "identity" | "random" — "auto" is PCA when n_components < d, else identity.
-    random_state : int, RandomState or None — for init="random".
-    record_iterates : bool — keep L after every iteration in `iterates_` (for watching the fit
-        learn); off by default, and the fit is the same either way.
+    n_components : int or None
+        Output dimension (None: the number of features).
+    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (n_components, d)
+        The start. "auto" is scikit-learn's rule: LDA when n_components <= min(d, classes − 1),
+        else PCA when n_components < min(d, n), else the identity.
+    warm_start : bool
+        Start from the `components_` of the previous fit (same number of features).
+    max_iter : int
+        L-BFGS iterations.
+    tol : float
+        L-BFGS tolerance (relative change of the loss).
+    callback : callable or None
+        Called after every iteration as `callback(transformation, n_iter)`, with the flattened L.
+    verbose : int
+        0: silent; 1: scikit-learn's progress lines (the start, the objective at every evaluation,
+        the training time) on stdout, and a ConvergenceWarning when L-BFGS stops short.
+    random_state : int, RandomState or None
+        For init="random".
+    record_iterates : bool
+        Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
+        and the fit is the same either way.
 
     Attributes
     ----------
-    components_ : (n_components, d) ndarray — L, with M = LᵀL.
-    n_iter_ : int, loss_curve_ : list of the (negated) objective per iteration.
-    iterates_ : list of (n_components, d) ndarrays, L after each iteration (with record_iterates).
-    first_iterate_ : 1, the iteration `iterates_[0]` shows (NCA records after each step).
+    components_ : ndarray of shape (n_components, d)
+        L, with M = LᵀL.
+    n_iter_ : int
+        L-BFGS iterations made.
+    loss_curve_ : list of float
+        The (negated) objective after each iteration.
+    iterates_ : list of ndarray
+        L after each iteration (with record_iterates).
+    first_iterate_ : int
+        1: `iterates_[0]` is the L after the first step.
     """
 
     def __init__(
         self,
         n_components=None,
+        init="auto",
+        warm_start=False,
         max_iter=100,
         tol=1e-5,
-        init="auto",
+        callback=None,
+        verbose=0,
         random_state=0,
         record_iterates=False,
     ):
         self.n_components = n_components
+        self.init = init
+        self.warm_start = warm_start
         self.max_iter = max_iter
         self.tol = tol
-        self.init = init
+        self.callback = callback
+        self.verbose = verbose
         self.random_state = random_state
         self.record_iterates = record_iterates
 
+    def _loss_grad_lbfgs(self, transformation, X, same_class_mask, sign=1.0):
+        """scikit-learn's signature: Σ_i p_i (times `sign`) and its gradient in the flattened L,
+        for points in any order (`same_class_mask[i, j]`: same class)."""
+        if not hasattr(self, "n_iter_"):
+            self.n_iter_ = 0
+        loss, gradient = nca_loss_and_gradient_masked(transformation, X, same_class_mask)
+        return -sign * loss, -sign * gradient
+
     def fit(self, X, y):
-        max_iter = check_int("max_iter", self.max_iter, 1)
-        tol = check_positive("tol", self.tol)
-        check_choice("init", self.init, _INITS)
-        X, y = self._validate_labeled(X, y)
+        """Learn L from the labelled points X (n × d) and their classes y."""
+        check_params(self)  # the ranges declared in the method's spec
+        max_iter, tol = int(self.max_iter), float(self.tol)
+        if self.callback is not None and not callable(self.callback):
+            raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
+        warm = bool(self.warm_start) and hasattr(self, "components_")
+        previous = self.components_ if warm else None
+        X, y = self._validate_labeled(X, y, min_classes=1)
         d = X.shape[1]
-        n_components = self._resolve_n_components(d)
-        init = self.init
-        if init == "auto":
-            init = "pca" if n_components < d else "identity"
+        if warm and previous.shape[1] != d:
+            raise ValueError(
+                f"The new inputs dimensionality ({d}) does not match the input dimensionality of "
+                f"the previously learned transformation ({previous.shape[1]})."
+            )
+        init, n_components = resolve_start(self.init, X, self.n_components)
+        if warm:
+            init, n_components = previous, previous.shape[0]
+        elif isinstance(init, str) and init == "auto":
+            init = auto_start(X, y, n_components)
         order = np.argsort(y, kind="stable")  # sorted by class: same-class pairs are blocks
         X, y = X[order], y[order]
         ranges = class_ranges(y)
-        curve, iterates = [], []
+        log = FitLog(type(self).__name__, self.verbose)
+        curve, iterates, count = [], [], [1]
+
+        def objective(flat_L):
+            started = time.time()
+            loss, gradient = nca_loss_and_gradient(flat_L, X, ranges, n_components)
+            log.line(count[0], -loss, time.time() - started)
+            return loss, gradient
 
         def record(intermediate_result):
             curve.append(float(intermediate_result.fun))
             if self.record_iterates:
                 iterates.append(intermediate_result.x.reshape(n_components, d).copy())
+            if self.callback is not None:
+                self.callback(intermediate_result.x.copy(), count[0])
+            count[0] += 1
 
         with single_thread_blas():
-            L0 = initial_components(init, X, n_components, self.random_state, y)
+            L0 = initial_components(init, X, n_components, self.random_state, y, self.verbose)
             result = minimize(
-                nca_loss_and_gradient,
+                objective,
                 L0.ravel(),
-                args=(X, ranges, n_components),
                 method="L-BFGS-B",
                 jac=True,
                 tol=tol,
@@ -131,4 +215,18 @@ class NCA(MahalanobisMixin):
         self.loss_curve_ = curve
         if self.record_iterates:
             self.iterates_, self.first_iterate_ = iterates, 1
+        if self.verbose:
+            if not result.success:
+                warnings.warn(
+                    f"[{type(self).__name__}] NCA did not converge: {result.message}",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            log.done()
         return self
+
+
+class NeighborhoodComponentsAnalysis(NCA):
+    """`NCA` under scikit-learn's name: `from metriclab import NeighborhoodComponentsAnalysis`
+    replaces `from sklearn.neighbors import NeighborhoodComponentsAnalysis` (its progress lines
+    and feature names carry this name, as scikit-learn's do)."""

@@ -36,7 +36,7 @@ SPECS = [
                 "int",
                 2,
                 low=1,
-                high=50,
+                slider=(1, 50),
                 help="Number of principal components kept.",
             ),
         ],

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from metriclab.methods.kpca_trick import LEARNERS, WEIGHTINGS, KernelPCATrick
+from metriclab.kernels import KERNEL_NAMES
+from metriclab.methods.kpca_trick import (
+    EIGEN_SOLVERS,
+    LEARNERS,
+    NEIGHBOR_SPACES,
+    WEIGHTINGS,
+    KernelPCATrick,
+)
+from metriclab.methods.mahalanobis.base import STARTS
 from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.specs.mahalanobis import LMNN_LOSS, LMNN_NOTE, NCA_LOSS
 from metriclab.params import Param
@@ -21,10 +29,12 @@ _WIDTH = Param(
     "Kernel width t",
     "float",
     None,
-    low=1e-3,
-    high=1e3,
+    low=0.0,
+    low_open=True,
+    slider=(1e-3, 1e3),
     log=True,
     help="t in exp(-||x-y||²/t), used when weighting = single; empty = median squared distance.",
+    active_when=("weighting", ("single",)),
 )
 _WEIGHTING = Param(
     "weighting",
@@ -41,7 +51,8 @@ _N_COMPONENTS = Param(
     "int",
     2,
     low=1,
-    high=50,
+    slider=(1, 50),
+    none_ok=True,
     help="Rows of the learned map L (clipped to the kernel-PCA dimension).",
 )
 _KPCA_COMPONENTS = Param(
@@ -49,8 +60,9 @@ _KPCA_COMPONENTS = Param(
     "Kernel-PCA directions",
     "int",
     100,
-    low=2,
-    high=1000,
+    low=1,
+    slider=(2, 1000),
+    none_ok=True,  # None: every non-null one
     log=True,
     help="Kernel-PCA coordinates given to the linear learner (all non-null ones if fewer).",
 )
@@ -60,8 +72,22 @@ _K = Param(
     "int",
     3,
     low=1,
-    high=30,
+    slider=(1, 30),
     help="Same-class (and, for DNE, other-class) neighbours per point.",
+)
+
+# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
+HIDDEN = (
+    Param("kernel", "Kernel", "choice", "gaussian", choices=KERNEL_NAMES),
+    Param("mu", "Push weight μ", "float", 0.5, low=0, high=1, high_open=True),
+    Param("max_iter", "Iterations", "int", None, low=1),
+    Param("degree", "Polynomial degree", "int", 2, low=1),
+    Param("coef0", "Polynomial offset", "float", 1.0),
+    Param("neighbor_space", "Neighbour space", "choice", "auto", choices=NEIGHBOR_SPACES),
+    Param("eigen_solver", "Eigensolver", "choice", "auto", choices=EIGEN_SOLVERS),
+    Param("init", "Start", "choice", "auto", choices=("auto", *STARTS)),
+    Param("verbose", "Progress lines", "int", 0, low=0),
+    Param("record_iterates", "Record iterates", "bool", False),
 )
 
 _LINEAR_LABELS = {"nca": "NCA", "lmnn": "LMNN", "dne": "DNE"}
@@ -95,10 +121,11 @@ SPECS = [
         key=f"k{learner}",
         label=f"K{_LINEAR_LABELS[learner]} (KPCA trick)",
         paper="chatpatanasiri-2009",
-        params=[_WIDTH, _WEIGHTING, _N_COMPONENTS, _KPCA_COMPONENTS]
+        params=[_WEIGHTING, _WIDTH, _N_COMPONENTS, _KPCA_COMPONENTS]
         + ([_K] if learner != "nca" else []),
         factory=_factory(learner),
         estimator=KernelPCATrick,
+        hidden=HIDDEN,
         family="kpca_trick",
         tags={"kernelised", *_LEARNER_TAGS[learner]},
         explanation=EXPLANATION,

@@ -3,7 +3,8 @@ and help."""
 
 from __future__ import annotations
 
-from metriclab.graphs import GRAPH_KINDS, LAPLACIAN_KINDS
+from metriclab.eigen import EIGEN_SOLVERS
+from metriclab.graphs import GRAPH_KINDS, LAPLACIAN_KINDS, WEIGHT_KINDS
 from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.spectral import COST_SCALES, PAPER, TDL, LaplacianEigenmaps
 from metriclab.params import Param
@@ -17,7 +18,7 @@ def _graph_params() -> list[Param]:
             "int",
             2,
             low=1,
-            high=10,
+            slider=(1, 10),
             help="Eigenvectors kept (after the trivial one): the output dimension.",
         ),
         Param(
@@ -25,8 +26,8 @@ def _graph_params() -> list[Param]:
             "Graph neighbours",
             "int",
             10,
-            low=2,
-            high=50,
+            low=1,
+            slider=(2, 50),
             help="k of the kNN graph whose Laplacian is the penalty.",
         ),
         Param(
@@ -34,8 +35,9 @@ def _graph_params() -> list[Param]:
             "Heat width t",
             "float",
             None,
-            low=1e-3,
-            high=1e3,
+            low=0.0,
+            low_open=True,
+            slider=(1e-3, 1e3),
             log=True,
             help="t in exp(-d²/t) on the graph edges; empty = mean squared kNN distance.",
         ),
@@ -80,6 +82,16 @@ EXPLANATION = Explanation(
     ),
 )
 
+# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
+HIDDEN = (
+    Param("weights", "Graph weights", "choice", "heat", choices=WEIGHT_KINDS),
+    Param("eigen_solver", "Eigensolver", "choice", "auto", choices=EIGEN_SOLVERS),
+    Param("kernel_penalty", "Kernel penalty γ", "float", 1e-3, low=0.0),
+    Param("kernel_width", "Out-of-sample width", "float", None, low=0.0, low_open=True),
+    Param("tol", "Eigensolver tolerance", "float", 0.0, low=0.0),
+    Param("verbose", "Progress lines", "int", 0, low=0),
+)
+
 SPECS = [
     MethodSpec(
         key="tdl",
@@ -91,8 +103,8 @@ SPECS = [
                 "λ (graph penalty)",
                 "float",
                 16.0,
-                low=1e-3,
-                high=1e4,
+                low=0.0,
+                slider=(1e-3, 1e4),
                 log=True,
                 help="Weight of the graph-Laplacian penalty against the label cost; "
                 "large λ gives Laplacian Eigenmaps.",
@@ -103,7 +115,7 @@ SPECS = [
                 "int",
                 5,
                 low=1,
-                high=50,
+                slider=(1, 50),
                 help="Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
             ),
             *_graph_params(),
@@ -119,6 +131,7 @@ SPECS = [
         ],
         factory=TDL,
         estimator=TDL,
+        hidden=HIDDEN,
         family="spectral",
         tags={"transductive", "out_of_sample", "graph"},
         explanation=EXPLANATION,
@@ -134,6 +147,7 @@ SPECS = [
         params=_graph_params(),
         factory=LaplacianEigenmaps,
         estimator=LaplacianEigenmaps,
+        hidden=HIDDEN,
         family="spectral",
         tags={"transductive", "out_of_sample", "unsupervised", "graph"},
         explanation=EXPLANATION,

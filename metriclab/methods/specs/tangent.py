@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.tangent import DEFAULT_SIGMA, TangentDistanceKNN, TangentMetricKNN
+from metriclab.methods.tangent.residual import METRICS
 from metriclab.params import Param
 
 EXPLANATION = Explanation(
@@ -26,6 +27,7 @@ def _common_params():
             "choice",
             "affine6",
             choices=_TRANSFORM_CHOICES,
+            accepts=(str, tuple, list),  # any set or list of names: resolve_transforms checks it
             help="affine6: x/y translation, scaling, rotation, two hyperbolic deformations (the "
             "thesis); all7 adds line thickening; translation: x and y shifts only.",
         ),
@@ -42,7 +44,7 @@ def _common_params():
             "float",
             DEFAULT_SIGMA,
             low=0.0,
-            high=3.0,
+            slider=(0.0, 3.0),
             help="Width of the Gaussian smoothing before the image gradients are taken.",
         ),
         Param(
@@ -51,7 +53,7 @@ def _common_params():
             "int",
             100,
             low=1,
-            high=1000,
+            slider=(1, 1000),
             help="Rank only this many Euclidean nearest training images by tangent distance.",
         ),
         Param(
@@ -60,7 +62,7 @@ def _common_params():
             "int",
             1,
             low=1,
-            high=25,
+            slider=(1, 25),
             help="Number of nearest training images that vote.",
         ),
     ]
@@ -78,6 +80,16 @@ def _make_tangent_whiten(image_shape=None, **params):
     return TangentMetricKNN(image_shape=image_shape, metric="whiten", **params)
 
 
+# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
+HIDDEN = (Param("regularization", "Ridge on the tangent coefficients", "float", 0.0, low=0.0),)
+METRIC_HIDDEN = (
+    *HIDDEN,
+    Param("metric", "Metric", "choice", "lmnn", choices=METRICS),
+    Param("n_components", "Metric rank", "int", None, low=1),
+    Param("impostors", "Impostors per image", "int", 10, low=1),
+    Param("train_prefilter", "Training pre-filter", "int", 30, low=1),
+)
+
 SPECS = [
     MethodSpec(
         key="tangent_knn",
@@ -89,6 +101,7 @@ SPECS = [
         tags={"needs_images", "classifier"},
         explanation=EXPLANATION,
         estimator=TangentDistanceKNN,
+        hidden=HIDDEN,
         baseline="euclidean",
         description="k-NN with the tangent distance (Simard et al.): images may shift, scale, "
         "rotate and shear slightly at no cost; Euclidean pre-filter, then batched least squares.",
@@ -105,7 +118,7 @@ SPECS = [
                 "int",
                 3,
                 low=1,
-                high=10,
+                slider=(1, 10),
                 help="Same-class neighbours (by tangent distance) pulled in by LMNN.",
             ),
             Param(
@@ -123,7 +136,7 @@ SPECS = [
                 "int",
                 100,
                 low=1,
-                high=1000,
+                slider=(1, 1000),
                 help="Iterations of the metric optimisation.",
             ),
         ],
@@ -132,6 +145,7 @@ SPECS = [
         tags={"needs_images", "classifier", "mahalanobis"},
         explanation=EXPLANATION,
         estimator=TangentMetricKNN,
+        hidden=METRIC_HIDDEN,
         baseline="tangent_knn",
         description="The thesis' method: LMNN trained on shortest tangent vectors between "
         "neighbouring training images; classify by the learned metric on the shortest tangent vector.",
@@ -157,6 +171,7 @@ SPECS = [
         tags={"needs_images", "classifier", "mahalanobis"},
         explanation=EXPLANATION,
         estimator=TangentMetricKNN,
+        hidden=METRIC_HIDDEN,
         baseline="tangent_knn",
         description="Mahalanobis metric M = Σ⁻¹ of same-class shortest tangent vectors (shrunk "
         "towards the identity), applied to the shortest tangent vector.",

@@ -7,6 +7,7 @@ from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.zhang import (
     BASES,
     DISSIMILARITY_CHOICES,
+    INITS,
     KERNELS,
     DiscriminantKernelMDS,
 )
@@ -24,6 +25,13 @@ EXPLANATION = Explanation(
     ),
 )
 
+# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
+HIDDEN = (
+    Param("basis_width", "RBF basis width", "float", None, low=0.0, low_open=True),
+    Param("init", "Majorization start", "choice", "mds", choices=INITS),
+    Param("tol", "Majorization tolerance", "float", 1e-6, low=0.0),
+)
+
 SPECS = [
     MethodSpec(
         key="zhang_mds",
@@ -37,7 +45,7 @@ SPECS = [
                 "int",
                 2,
                 low=1,
-                high=10,
+                slider=(1, 10),
                 help="Dimension of the Euclidean embedding.",
             ),
             Param(
@@ -46,6 +54,7 @@ SPECS = [
                 "choice",
                 "kernel",
                 choices=DISSIMILARITY_CHOICES,
+                none_ok=True,  # None: "kernel"
                 help="'kernel': built from the kernel and combination below. delta1..delta4: the "
                 "paper's Eqs. (13)-(16) (Gaussian/correlation kernel, tensor product/direct sum).",
             ),
@@ -70,8 +79,9 @@ SPECS = [
                 "Width β",
                 "float",
                 None,
-                low=1e-3,
-                high=1e3,
+                low=0.0,
+                low_open=True,
+                slider=(1e-3, 1e3),
                 log=True,
                 help="Gaussian kernel width; empty = average distance of the labelled points to "
                 "their class means (the paper's rule). The out-of-sample RBF basis takes its own "
@@ -83,7 +93,7 @@ SPECS = [
                 "int",
                 2,
                 low=1,
-                high=6,
+                slider=(1, 6),
                 help="Power of the correlation kernel (even q keeps Fisher separability).",
             ),
             Param(
@@ -92,7 +102,7 @@ SPECS = [
                 "float",
                 0.5,
                 low=0.0,
-                high=1.0,
+                slider=(0.0, 1.0),
                 help="Weight of the base kernel in the direct sum (paper: 1/2).",
             ),
             Param(
@@ -101,7 +111,7 @@ SPECS = [
                 "float",
                 0.5,
                 low=0.0,
-                high=1.0,
+                slider=(0.0, 1.0),
                 help="Weight of the label kernel in the direct sum (paper: 1/2).",
             ),
             Param(
@@ -118,7 +128,7 @@ SPECS = [
                 "int",
                 None,
                 low=1,
-                high=500,
+                slider=(1, 500),
                 help="Number of RBF centres; empty = a quarter of the labelled points (10 to 200).",
             ),
             Param(
@@ -127,12 +137,13 @@ SPECS = [
                 "int",
                 100,
                 low=0,
-                high=1000,
+                slider=(0, 1000),
                 help="Maximum iterations of the majorization for the out-of-sample map.",
             ),
         ],
         factory=DiscriminantKernelMDS,
         estimator=DiscriminantKernelMDS,
+        hidden=HIDDEN,
         tags={"dissimilarity"},
         explanation=EXPLANATION,
         description="Discriminant kernels on (input, label) pairs give Euclidean, Fisher-separable "

@@ -10,6 +10,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from metriclab.methods.checks import check_params
 from metriclab.methods.tangent.distance import _solve_coefficients, orthonormal_tangents
 from metriclab.methods.tangent.vectors import (
     DEFAULT_SIGMA,
@@ -18,7 +19,7 @@ from metriclab.methods.tangent.vectors import (
     resolve_transforms,
     tangent_vectors,
 )
-from metriclab.validation import check_int, check_nonnegative
+from metriclab.validation import check_nonnegative
 
 _BATCH = 8  # queries per block of the batched search: ~11 MB of gathered candidates at USPS size
 
@@ -161,8 +162,7 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         if np.unique(y).size < 2:
             raise ValueError("need training images of at least two classes")
         shape = _check_image_shape(self.image_shape, X.shape[1])
-        check_int("n_neighbors", self.n_neighbors, 1)
-        check_int("prefilter", self.prefilter, 1)
+        check_params(self)  # the ranges declared in the method's spec
         if self.prefilter < self.n_neighbors:
             raise ValueError(
                 f"prefilter ({self.prefilter}) must be >= n_neighbors ({self.n_neighbors})"
@@ -174,9 +174,9 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
             X,
             shape,
             resolve_transforms(self.transforms),
-            check_nonnegative("sigma", self.sigma),
+            float(self.sigma),
             bool(self.two_sided),
-            check_nonnegative("regularization", self.regularization),
+            float(self.regularization),
             self.prefilter,
         )
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from metriclab.methods.mahalanobis.base import MetricLearnInterface, _split_pairs
+from metriclab.methods.tangent.distance import tangent_residuals
 from metriclab.methods.tangent.knn import _BATCH, TangentDistanceKNN, _TangentIndex
-from metriclab.methods.tangent.vectors import DEFAULT_SIGMA
-from metriclab.validation import check_choice, check_fraction, check_int
+from metriclab.methods.tangent.vectors import DEFAULT_SIGMA, resolve_transforms
 
 METRICS = ("lmnn", "whiten", "identity")  # Mahalanobis metrics of TangentMetricKNN
 
@@ -135,7 +137,7 @@ def lmnn_residual_metric(
     return result.x.reshape(c, d), result
 
 
-class TangentMetricKNN(TangentDistanceKNN):
+class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     """1-NN (k-NN) with a Mahalanobis metric applied to the shortest tangent vector (thesis 4.1).
 
     metric: "lmnn" learns L by LMNN on tangent residuals of neighbouring training pairs (k target
@@ -143,6 +145,10 @@ class TangentMetricKNN(TangentDistanceKNN):
     in the pre-filter set); "whiten" uses the inverse second moment of same-class residuals;
     "identity" is plain tangent distance. At prediction the shortest tangent vector is found in
     the Euclidean metric (Eqs. 2.12–2.13) and measured with |L e|.
+
+    metric-learn's interface: `get_mahalanobis_matrix()` is M = LᵀL on the shortest tangent
+    vectors; `pair_distance(pairs)`, `pair_score(pairs)` and `get_metric()` measure a pair of
+    images as the classifier does, |L e| with e their shortest tangent vector.
     """
 
     def __init__(
@@ -184,13 +190,7 @@ class TangentMetricKNN(TangentDistanceKNN):
     def fit(self, X, y, progress=None):
         """Learn the metric on the training images; `progress(done, total, message)` hears the
         stages (the residuals of each block of images, then each LMNN iteration)."""
-        X, y, shape = self._validate(X, y)
-        check_choice("metric", self.metric, METRICS)
-        for name in ("k", "impostors", "train_prefilter", "max_iter"):
-            check_int(name, getattr(self, name), 1)
-        check_fraction("mu", self.mu)
-        check_fraction("shrinkage", self.shrinkage)
-        check_int("n_components", self.n_components, 1, allow_none=True)
+        X, y, shape = self._validate(X, y)  # with the ranges declared in the methods' specs
         if X.shape[0] < 2:
             raise ValueError("need at least two training images to learn a metric")
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
@@ -228,3 +228,34 @@ class TangentMetricKNN(TangentDistanceKNN):
         self.components_ = L
         self.index_ = index
         return self
+
+    # metric-learn's interface (`MetricLearnInterface`) on pairs of images
+    def _metric_matrix(self):
+        check_is_fitted(self, "components_")
+        return self.components_.T @ self.components_
+
+    def pair_distance(self, pairs, b=None):
+        """|L e| of each pair, e its shortest tangent vector (as `predict` measures them):
+        `pairs` of shape (n_pairs, 2, n_pixels), or two arrays of images paired by row."""
+        check_is_fitted(self, "components_")
+        a, b = _split_pairs(pairs, b)
+        e = tangent_residuals(
+            a,
+            b,
+            self.image_shape_,
+            two_sided=bool(self.two_sided),
+            transforms=resolve_transforms(self.transforms),
+            sigma=self.sigma,
+            regularization=self.regularization,
+        )
+        return np.linalg.norm(np.atleast_2d(e) @ self.components_.T, axis=1)
+
+    def get_metric(self):
+        """d(u, v) of two images (`squared=True` for d²), as `pair_distance` measures them."""
+        check_is_fitted(self, "components_")
+
+        def metric(u, v, squared=False):
+            d = float(self.pair_distance(np.stack([u, v])[None])[0])
+            return d * d if squared else d
+
+        return metric

@@ -7,6 +7,8 @@ Shapes: a batch of images is n × d (d = h·w, row-major); tangent vectors are n
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from scipy import ndimage
 
@@ -63,9 +65,14 @@ def _check_image_shape(image_shape, n_features: int | None = None) -> tuple[int,
             "image_shape, e.g. usps or digits)"
         )
     try:
-        h, w = (int(s) for s in image_shape)
+        h, w = image_shape
     except (TypeError, ValueError):
         raise ValueError(f"image_shape must be (height, width), got {image_shape!r}") from None
+    if not all(isinstance(s, Integral) and not isinstance(s, bool) for s in (h, w)):
+        raise ValueError(
+            f"image_shape must be two positive whole numbers (height, width), got {image_shape!r}"
+        )  # (8.5, 8) was read as 8 × 8 before
+    h, w = int(h), int(w)
     if h < 3 or w < 3:
         raise ValueError(f"image_shape must be at least 3×3 pixels, got {image_shape!r}")
     if n_features is not None and h * w != n_features:

@@ -15,8 +15,8 @@ from metriclab.methods import REGISTRY
 from metriclab.params import Param
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.pickers import url_values
-from metriclab.ui.shared.state import publish
-from metriclab.ui.shared.widgets import capped, param_widget
+from metriclab.ui.shared.state import publish, view_value
+from metriclab.ui.shared.widgets import capped, param_widgets
 
 
 @dataclass
@@ -48,13 +48,15 @@ class EmbedPage:
         return p
 
     def widgets(self, container=None, skip: Sequence[str] = ()) -> dict[str, Any]:
-        """The method's parameter widgets ({name: value}), as `page_param` offers them."""
-        out = {}
-        for p in self.spec.params:
-            if p.name not in skip:
-                key = self.prefix + p.name
-                out[p.name] = param_widget(self.page_param(p.name), key, container)
-        return out
+        """The method's parameter widgets ({name: value}), as `page_param` offers them (the
+        ones the others make unused are not drawn: `param_widgets`)."""
+        offered = [self.page_param(p.name) for p in self.spec.params if p.name not in skip]
+        return param_widgets(offered, self.prefix, container)
+
+    def active_params(self) -> list[Param]:
+        """The parameters that count with the values the session holds (for sweeps)."""
+        values = {p.name: view_value(self.prefix + p.name, p.default) for p in self.spec.params}
+        return [p for p in self.spec.params if p.is_active(values)]
 
     def with_params(self, params: dict[str, Any]) -> FitRequest:
         """The page's fit with the method's parameters `params`."""
@@ -67,12 +69,12 @@ class EmbedPage:
         publish({**shown, **(extra or {})}, prune=("p.", "d."))
 
 
-def numeric_params(spec) -> list[Param]:
-    """The parameters with more than one numeric value on their slider (what a scrub or a window
-    map can sweep)."""
+def numeric_params(page: EmbedPage) -> list[Param]:
+    """The parameters that count here with more than one numeric value on their slider (what a
+    scrub or a window map can sweep)."""
     from metriclab.ui.shared.widgets import param_values
 
-    return [p for p in spec.params if len(param_values(p)) > 1]
+    return [p for p in page.active_params() if len(param_values(p)) > 1]
 
 
 def timing_enabled() -> bool:

@@ -26,7 +26,8 @@ def frame_values(values: list) -> list:
 
 def scrub_view(page: EmbedPage) -> None:
     spec = page.spec
-    candidates = numeric_params(spec)
+    # the output dimension changes the frames' shape: it is no scrub (the window map has it)
+    candidates = [p for p in numeric_params(page) if p.name != "n_components"]
     if not candidates:
         st.info(f"{spec.label} has no numeric parameter to scrub through.")
         return

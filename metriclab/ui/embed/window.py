@@ -17,9 +17,9 @@ from metriclab.ui.shared.widgets import param_values
 GRID_SIZES = [3, 5, 7, 9, 11]
 
 
-def _axes(spec) -> tuple[list[str], str, str] | None:
+def _axes(page: EmbedPage) -> tuple[list[str], str, str] | None:
     """The sweepable parameters and the default rows and columns (λ × width where there are)."""
-    names = [p.name for p in numeric_params(spec)]
+    names = [p.name for p in numeric_params(page)]
     if len(names) < 2:
         return None
     row = "lam" if "lam" in names else names[0]
@@ -93,7 +93,7 @@ def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str,
 
 def window_view(page: EmbedPage) -> None:
     spec = page.spec
-    axes = _axes(spec)
+    axes = _axes(page)
     if axes is None:
         st.info(f"{spec.label} needs two numeric parameters for a window map.")
         return

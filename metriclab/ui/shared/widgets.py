@@ -133,8 +133,28 @@ def _number_or_auto(text: str) -> float | None:
 
 
 def param_widgets(params: Sequence[Param], prefix: str, container=None) -> dict[str, Any]:
-    """Widgets for all `params`; returns {name: value}. Keys are `prefix + name` (the URL keys too)."""
-    return {p.name: param_widget(p, prefix + p.name, container) for p in params}
+    """Widgets for all `params`; returns {name: value}. Keys are `prefix + name` (the URL keys too).
+    A parameter that the values drawn before it make unused (`Param.active_when`) is not drawn
+    (the estimator would ignore it, and refuses a value for it); a caption names it. `container`
+    may be a list of containers (columns), filled in turn."""
+    values: dict[str, Any] = {}
+    unused = []
+    places = container if isinstance(container, list) else [container]
+    for p in params:
+        if p.is_active(values):
+            place = places[len(values) % len(places)]
+            values[p.name] = param_widget(p, prefix + p.name, place)
+        else:
+            other, allowed = p.active_when
+            shown = " or ".join(str(a) for a in allowed)
+            unused.append(f"{p.label} (used when {_label_of(params, other)} is {shown})")
+    if unused:
+        (places[0] or st).caption("Not used here: " + "; ".join(unused) + ".")
+    return values
+
+
+def _label_of(params: Sequence[Param], name: str) -> str:
+    return next((p.label for p in params if p.name == name), name)
 
 
 def capped(p: Param, high: float) -> Param:
