@@ -4,11 +4,12 @@ from metriclab.datasets import default_preprocess
 from metriclab.preprocess import resolve_preprocess
 from metriclab.reproduce import RESULT_COLUMNS, experiments, tdl
 from metriclab.reproduce.tdl import EXPERIMENTS, READINGS, TABLE1, TABLE2
+from metriclab.reproduce.tdl_mnist import EXPERIMENTS as MNIST_EXPERIMENTS
 
 
 def test_experiments_are_registered():
-    names = {e.name for e in EXPERIMENTS}
-    assert names == {"tdl-moons", "tdl-uci", "tdl-mnist"}
+    names = {e.name for e in (*EXPERIMENTS, *MNIST_EXPERIMENTS)}
+    assert names == {"tdl-moons", "tdl-uci", "tdl-mnist", "tdl-mnist-lambda"}
     assert names <= set(experiments())
 
 
@@ -58,7 +59,8 @@ def test_moons_fast_run_shows_tdl_beating_le_in_the_window_only():
 
 @pytest.mark.parametrize("index", [1, 2])
 def test_uci_and_mnist_fast_runs_report_paper_and_ours(index):
-    df = EXPERIMENTS[index].run(fast=True, n_splits=None, seed=0, progress=None)
+    exp = EXPERIMENTS[index] if index == 1 else MNIST_EXPERIMENTS[0]
+    df = exp.run(fast=True, n_splits=None, seed=0, progress=None)
     assert list(df.columns) == list(RESULT_COLUMNS)
     ran = df[df.n_splits > 0]
     assert len(ran) >= 3
@@ -84,3 +86,29 @@ def test_uci_full_run_is_close_to_table1():
     )
     sym = _by(df, "ionosphere", "TDL [symmetric]").ours_mean
     assert abs(sym - _by(df, "ionosphere", "Laplacian Eigenmaps [symmetric]").ours_mean) < 0.5
+
+
+def test_mnist_fast_run_has_exact_graph_rows():
+    df = MNIST_EXPERIMENTS[0].run(fast=True, n_splits=None, seed=0, progress=None)
+    exact = df[df.method.str.contains("exact 20-NN graph")]
+    assert set(exact.method) == {
+        "TDL (exact 20-NN graph)",
+        "Laplacian Eigenmaps (exact 20-NN graph)",
+    }
+    assert exact.ours_mean.between(40, 100).all()
+    assert "finds 100.0% of its edges" in exact.note.iloc[0]  # 1,500 digits: the search is exact
+
+
+def test_label_term_smoke_run_measures_angles_and_chooses_lambda_on_labels_only():
+    """The smoke version of tdl-mnist-lambda: the label term moves TDL's eigenspace away from
+    LE's more as λ shrinks, and λ is chosen from the grid by cross-validation."""
+    from metriclab.reproduce.tdl_mnist import LAMBDA_GRID
+
+    df = MNIST_EXPERIMENTS[1].run(fast=True, n_splits=None, seed=0, progress=None)
+    angles = df[df.metric.str.startswith("largest principal angle")]
+    values = angles.set_index("method").ours_mean
+    grid = LAMBDA_GRID[1::2]
+    assert list(values.index) == [f"TDL, λ = {lam:g}" for lam in grid]
+    assert values.iloc[0] > values.iloc[-1]  # small λ: the labels move the eigenspace most
+    chosen = df[df.setting == "MNIST, λ by cross-validation"].set_index("method")
+    assert chosen.loc["TDL", "note"].split(": ")[-1] in {f"{lam:g}" for lam in grid}

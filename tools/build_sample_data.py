@@ -330,6 +330,33 @@ def build_breast_cancer_wisconsin(tmp: Path) -> Built:
     )
 
 
+def build_breast_cancer_wisconsin_699(tmp: Path) -> Built:
+    """All 699 rows: the 16 missing Bare.nuclei values set to that column's median over the 683
+    complete rows (1), to test the reading of Zhang (2003) Table 1 with 699 rows (issue 29)."""
+    df = read_rda(tmp, "BreastCancer")
+    features = df.drop(columns=["Id", "Class"])
+    X = np.column_stack(
+        [features[c].astype(str).replace("nan", np.nan).astype(float) for c in features.columns]
+    )
+    missing = np.isnan(X)
+    X[missing] = np.take(np.nanmedian(X, axis=0), np.nonzero(missing)[1])
+    y, classes = encode_labels(df["Class"], ["benign", "malignant"])
+    return Built(
+        "breast_cancer_wisconsin_699",
+        X,
+        y,
+        list(features.columns),
+        classes,
+        "Wisconsin breast cancer (original, Wolberg 1990), all 699 rows: the 16 missing Bare.nuclei "
+        f"values set to the column's median over the complete rows ({np.nanmedian(X[:, 5]):g}). For "
+        "the 699-row reading of Zhang (2003) Table 1; the listed set drops those rows (683).",
+        mlbench_source(tmp, "BreastCancer"),
+        MLBENCH_LICENCE,
+        "Breast cancer Wisconsin, 699 rows: 699×9, 2 classes",
+        listed=False,
+    )
+
+
 def build_ionosphere(tmp: Path) -> Built:
     df = read_rda(tmp, "Ionosphere")
     features = df.drop(columns=["Class", "V2"])  # V2 is 0 in every row
@@ -749,6 +776,7 @@ BUILDERS: dict[str, Callable[[Path], Built]] = {
     "wdbc": build_wdbc,
     "digits": build_digits,
     "breast_cancer_wisconsin": build_breast_cancer_wisconsin,
+    "breast_cancer_wisconsin_699": build_breast_cancer_wisconsin_699,
     "ionosphere": build_ionosphere,
     "sonar": build_sonar,
     "pima": build_pima,

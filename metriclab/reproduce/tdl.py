@@ -46,7 +46,6 @@ import pandas as pd
 
 from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
-from metriclab.graphs import build_graph
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps
 from metriclab.preprocess import scale_features
 from metriclab.reproduce import RESULT_COLUMNS, Experiment
@@ -273,81 +272,6 @@ def run_uci(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
     return _frame(rows)
 
 
-# ---- Section 5.3: MNIST (all 70,000 digits) -----------------------------------------------------
-
-MNIST_READINGS = ("unnormalized", "symmetric")
-
-
-def run_mnist(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
-    n_splits = n_splits or (1 if fast else 10)
-    ds = load("mnist")
-    X, y = ds.X, ds.y
-    if fast:  # the default test suite: 1,500 digits, 20 eigenvectors
-        keep = np.random.default_rng(seed).choice(X.shape[0], 1500, replace=False)
-        X, y = X[keep], y[keep]
-    n_components = 20 if fast else MNIST["n_components"]
-    common = {"n_components": n_components, "n_neighbors": MNIST["n_neighbors"]}
-    size = f"{X.shape[0]:,} digits" + (" (a random slice of the 70,000; fast mode)" if fast else "")
-    protocol = (
-        f"MNIST {size}, pixels 0..255, {MNIST['fraction']:.0%} labeled (stratified), "
-        f"{MNIST['n_neighbors']}-NN heat graph (width: mean squared 20-NN distance; the paper "
-        f"gives none), k={MNIST['k']}, λ={MNIST['lam']:g}, {n_components} eigenvectors, "
-        f"{MNIST['knn']}-NN on the unlabeled digits; reading in the method name"
-    )
-    scores: dict[str, list[float]] = {}
-    steps, done = n_splits * len(MNIST_READINGS), 0
-    graph = build_graph(X, n_neighbors=MNIST["n_neighbors"])  # the same for every fit
-    for reading in MNIST_READINGS:
-        le = le_embedding(X, READINGS[reading]["laplacian"], graph, **common)  # no labels: once
-        for split in range(n_splits):
-            mask = labeled_mask(y, fraction=MNIST["fraction"], seed=seed + split)
-            y_partial = partial_labels(y, mask)
-            Z = tdl_embedding(
-                X, y_partial, reading, graph, lam=MNIST["lam"], k=MNIST["k"], **common
-            )
-            for method, emb in (("TDL", Z), ("Laplacian Eigenmaps", le)):
-                scores.setdefault(method_name(method, reading), []).append(
-                    _accuracy(emb, y, mask, k=MNIST["knn"])
-                )
-            if reading == MNIST_READINGS[0]:
-                scores.setdefault("Euclidean 10-NN", []).append(
-                    _accuracy(X, y, mask, k=MNIST["knn"])
-                )
-            done += 1
-            _tick(progress, done, steps, f"MNIST {reading}: split {split + 1}/{n_splits}")
-    note = (
-        "1,500 digits in fast mode: far fewer neighbours per digit than on 70,000" if fast else ""
-    )
-    rows = []
-    for method in ("TDL", "Laplacian Eigenmaps"):
-        (euclid, euclid_std), (tangent, tangent_std) = TABLE2[method]
-        for reading in MNIST_READINGS:
-            name = method_name(method, reading)
-            text = f"{note}; paper ± {euclid_std}. {READING_NOTE}".strip("; ")
-            rows.append(_row("MNIST, Euclidean prior", name, euclid, scores[name], protocol, text))
-        rows.append(
-            _row(
-                "MNIST, tangent-distance prior",
-                method,
-                tangent,
-                [],
-                protocol,
-                f"not run here (paper ± {tangent_std}): needs the tangent-distance kNN graph",
-            )
-        )
-    rows.append(
-        _row(
-            "MNIST, Euclidean prior",
-            "Euclidean 10-NN",
-            np.nan,
-            scores["Euclidean 10-NN"],
-            protocol,
-            "input space, same splits; not in the paper",
-        )
-    )
-    return _frame(rows)
-
-
 EXPERIMENTS = [
     Experiment(
         "tdl-moons",
@@ -364,13 +288,5 @@ EXPERIMENTS = [
         run_uci,
         "Features in [0,1], 10 %/90 % random splits, λ = 1024, 1-NN; paper's numbers beside ours, "
         "each reading of the paper side by side.",
-    ),
-    Experiment(
-        "tdl-mnist",
-        "MNIST, Euclidean prior, all 70,000 digits (Table 2)",
-        PAPER,
-        run_mnist,
-        "5 % labeled, 20-NN graph, 60 eigenvectors, λ = 128, 10-NN; the unnormalized and the "
-        "symmetric reading side by side.",
     ),
 ]
