@@ -33,7 +33,7 @@ RESULT_COLUMNS = (
     "note",  # why ours differs, where known
 )
 
-PAPER_MODULES = ("tdl", "tdl_mnist", "zhang", "kpca_trick", "tangent")
+PAPER_MODULES = ("tdl", "tdl_mnist", "zhang", "kpca_trick", "kpca_causes", "tangent")
 
 
 @dataclass(frozen=True)
