@@ -149,9 +149,17 @@ def knn_graph(
     if weights not in WEIGHT_KINDS:
         raise ValueError(f"weights must be one of {WEIGHT_KINDS}, got {weights!r}")
     width = _check_width(width)
-    n = X.shape[0]
     distances, indices = knn_distances(X, n_neighbors, algorithm)
-    squared = distances**2
+    return neighbour_graph(distances, indices, weights, width)
+
+
+def neighbour_graph(
+    distances: np.ndarray, indices: np.ndarray, weights: str = "heat", width: float | None = None
+) -> tuple[sp.csr_matrix, float]:
+    """Union-symmetrised graph of given neighbour lists (n × k distances and indices, in any
+    metric: Euclidean, tangent distance, ...) and the heat width t used (`auto_width` if None)."""
+    n, n_neighbors = indices.shape
+    squared = np.asarray(distances, dtype=np.float64) ** 2
     if width is None:
         width = auto_width(squared)
     values = np.exp(-squared / width) if weights == "heat" else np.ones_like(squared)

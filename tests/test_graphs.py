@@ -163,3 +163,14 @@ def test_pca_candidate_neighbours_have_exact_distances_and_high_recall(monkeypat
     np.testing.assert_array_equal(knn_distances(X, 10)[1], ind)
     with pytest.raises(ValueError, match="algorithm"):
         knn_distances(X, 10, algorithm="ball")
+
+
+def test_neighbour_graph_of_the_knn_lists_is_the_knn_graph():
+    from metriclab.graphs import knn_distances, knn_graph, neighbour_graph
+
+    X = np.random.default_rng(0).standard_normal((80, 3))
+    W, width = knn_graph(X, 6)
+    W2, width2 = neighbour_graph(*knn_distances(X, 6))
+    assert width2 == pytest.approx(width)
+    np.testing.assert_allclose(W2.toarray(), W.toarray())
+    assert (abs(W2 - W2.T)).max() == 0  # symmetric

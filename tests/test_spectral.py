@@ -68,6 +68,47 @@ def test_cost_matrix_known_answer_with_fewer_neighbours_than_k():
     assert np.all(C[4] == 0) and np.all(C[:, 4] == 0)  # unlabeled point: no cost
 
 
+def test_cost_matrix_takes_the_prior_metrics_neighbour_search():
+    """The neighbours of Eq. (6) come from the prior metric: a search that reverses the line's
+    order (the farthest first) changes the cost, and one that reproduces the Euclidean order gives
+    the Euclidean cost."""
+    X = np.array([[0.0], [1.0], [3.0], [10.0], [0.5]])
+    y = np.array([0, 0, 0, 1, -1])
+
+    def farthest(reference, query, k):
+        q = X[reference] if query is None else X[query]
+        d = np.abs(q - X[reference].T)
+        if query is None:
+            np.fill_diagonal(d, -np.inf)
+        return np.argsort(-d, axis=1, kind="stable")[:, :k]
+
+    def euclidean(reference, query, k):
+        q = X[reference] if query is None else X[query]
+        d = np.abs(q - X[reference].T)
+        if query is None:
+            np.fill_diagonal(d, np.inf)
+        return np.argsort(d, axis=1, kind="stable")[:, :k]
+
+    np.testing.assert_allclose(
+        cost_matrix(X, y, 1, nearest=euclidean).toarray(), cost_matrix(X, y, 1).toarray()
+    )
+    C = cost_matrix(X, y, 1, nearest=farthest).toarray()
+    assert C[0, 2] > 0 and C[0, 1] == 0  # point 0's same-class pick is now 3.0, not 1.0
+
+
+def test_tdl_fit_takes_a_cost_from_another_prior_and_checks_its_shape():
+    X, y = _three_blobs(60)
+    y = partial_labels(y, labeled_mask(y, per_class=6, seed=1))
+    default = TDL(n_components=2, k=3, n_neighbors=6).fit(X, y)
+    given = TDL(n_components=2, k=3, n_neighbors=6).fit(X, y, cost=cost_matrix(X, y, 3))
+    np.testing.assert_allclose(given.embedding_, default.embedding_, atol=1e-8)
+    reversed_cost = -cost_matrix(X, y, 3)
+    other = TDL(n_components=2, k=3, n_neighbors=6).fit(X, y, cost=reversed_cost)
+    assert not np.allclose(np.abs(other.embedding_), np.abs(default.embedding_), atol=1e-3)
+    with pytest.raises(ValueError, match="cost must be"):
+        TDL(n_components=2, k=3, n_neighbors=6).fit(X, y, cost=np.zeros((5, 5)))
+
+
 def test_cost_laplacian_quadratic_form_is_weighted_pairwise_differences():
     X, y = _three_blobs(60)
     y = partial_labels(y, labeled_mask(y, per_class=6, seed=1))

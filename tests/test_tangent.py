@@ -408,3 +408,83 @@ def test_choose_sigma_uses_only_the_data_it_is_given(digits):
     X, y, shape = digits
     sigma, errors = choose_sigma(X[:300], y[:300], shape, "translation", sigmas=(0.5, 1.0))
     assert sigma in (0.5, 1.0) and errors[sigma] == min(errors.values())
+
+
+# ---- the hierarchical neighbour search (TDL's tangent prior, issue 29.2) --------------------------
+
+
+def _digits(n=60):
+    ds = load("usps")
+    return ds.X[:n].astype(np.float64), ds.image_shape
+
+
+def test_tangent_neighbours_with_every_image_a_candidate_is_the_exhaustive_search():
+    from metriclab.methods.tangent import tangent_neighbours
+
+    X, shape = _digits()
+    n = X.shape[0]
+    dist, idx = tangent_neighbours(X, shape, n_neighbors=5, prefilter=n - 1)
+    for i in (0, 17, n - 1):
+        others = np.delete(np.arange(n), i)
+        exhaustive = tangent_distance(X[i], X[others], shape, transforms="all7")
+        order = np.argsort(exhaustive, kind="stable")[:5]
+        np.testing.assert_array_equal(idx[i], others[order])
+        np.testing.assert_allclose(dist[i], exhaustive[order], rtol=1e-6, atol=1e-6)
+    assert (idx != np.arange(n)[:, None]).all()  # never its own neighbour
+    assert (np.diff(dist, axis=1) >= 0).all()
+
+
+def test_tangent_neighbours_are_never_farther_than_the_euclidean_ones():
+    """Tangent distance ≤ Euclidean distance pair by pair, so each k-th tangent neighbour is at
+    most as far as the k-th Euclidean one."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from metriclab.methods.tangent import tangent_neighbours
+
+    X, shape = _digits()
+    dist, _ = tangent_neighbours(X, shape, n_neighbors=4, prefilter=10)
+    euclid, _ = NearestNeighbors(n_neighbors=4).fit(X).kneighbors()
+    assert (dist <= euclid + 1e-9).all()
+
+
+def test_tangent_neighbours_refuse_a_prefilter_below_k():
+    from metriclab.methods.tangent import tangent_neighbours
+
+    X, shape = _digits(20)
+    with pytest.raises(ValueError, match="prefilter"):
+        tangent_neighbours(X, shape, n_neighbors=5, prefilter=3)
+
+
+def test_prefilter_recall_is_one_when_every_image_is_a_candidate_and_grows_with_it():
+    from metriclab.methods.tangent.knn import _TangentIndex
+    from metriclab.reproduce.tdl_tangent import prefilter_recall
+
+    X, shape = _digits(80)
+    index = _TangentIndex(X, shape, resolve_transforms("all7"), 0.75, True, 0.0, 10)
+    recall = prefilter_recall(index, [0, 5, 40], 5, (5, 20, 79))
+    assert recall[79] == 1.0
+    assert recall[5] <= recall[20] <= recall[79]
+
+
+def test_tangent_label_cost_neighbours_match_the_exhaustive_search():
+    """cost_matrix with tangent_nearest (Euclidean pre-filter wide enough) equals the cost built
+    from exhaustive tangent distances."""
+    from metriclab.methods.spectral import cost_matrix
+    from metriclab.methods.tangent.knn import _TangentIndex
+    from metriclab.reproduce.tdl_tangent import tangent_nearest
+
+    X, shape = _digits(50)
+    y = np.full(50, -1)
+    y[:30] = load("usps").y[:30]
+    index = _TangentIndex(X, shape, resolve_transforms("all7"), 0.75, True, 0.0, 49)
+    D = np.array([tangent_distance(X[i], X, shape, transforms="all7") for i in range(50)])
+
+    def exhaustive(reference, query, k):
+        block = D[np.ix_(reference if query is None else query, reference)].copy()
+        if query is None:
+            np.fill_diagonal(block, np.inf)
+        return np.argsort(block, axis=1, kind="stable")[:, :k]
+
+    tangent = cost_matrix(X, y, 3, nearest=tangent_nearest(index, 49)).toarray()
+    np.testing.assert_allclose(tangent, cost_matrix(X, y, 3, nearest=exhaustive).toarray())
+    assert not np.allclose(tangent, cost_matrix(X, y, 3).toarray())  # not the Euclidean cost

@@ -106,14 +106,22 @@ def _nearest(reference: np.ndarray, query: np.ndarray | None, k: int) -> np.ndar
     return np.take_along_axis(part, order, axis=1)
 
 
-def cost_matrix(X: np.ndarray, y: np.ndarray, k: int) -> sp.csr_matrix:
+def cost_matrix(X: np.ndarray, y: np.ndarray, k: int, nearest=None) -> sp.csr_matrix:
     """Symmetric cost matrix C of Eq. (6) on all n points (labeled rows/columns only are non-zero).
 
     c_ij = +1/k_in for the k nearest labeled same-class neighbours x_j of a labeled x_i and
     -1/k_out for its k nearest labeled other-class neighbours, with k_in = min(k, #same - 1) and
     k_out = min(k, #other) (Section 3.1: average over the available neighbours); then (C + Cᵀ)/2.
-    Neighbours are found in the input (prior) metric. y == -1 marks unlabeled points.
+    Neighbours are found in the input (prior) metric: the Euclidean one, or `nearest(reference,
+    query, k)` (row indices of X; query None: the reference rows, each excluding itself; returns
+    positions in `reference`, nearest first), e.g. the tangent distance. y == -1 marks unlabeled
+    points.
     """
+    if nearest is None:
+
+        def nearest(reference, query, k):
+            return _nearest(X[reference], None if query is None else X[query], k)
+
     n = X.shape[0]
     labeled = np.flatnonzero(y != -1)
     rows, cols, vals = [], [], []
@@ -123,12 +131,12 @@ def cost_matrix(X: np.ndarray, y: np.ndarray, k: int) -> sp.csr_matrix:
         k_in = min(k, same.size - 1)
         if k_in > 0:
             rows.append(np.repeat(same, k_in))
-            cols.append(same[_nearest(X[same], None, k_in).ravel()])
+            cols.append(same[nearest(same, None, k_in).ravel()])
             vals.append(np.full(same.size * k_in, 1.0 / k_in))
         k_out = min(k, other.size)
         if k_out > 0:
             rows.append(np.repeat(same, k_out))
-            cols.append(other[_nearest(X[other], X[same], k_out).ravel()])
+            cols.append(other[nearest(other, same, k_out).ravel()])
             vals.append(np.full(same.size * k_out, -1.0 / k_out))
     if not rows:
         return sp.csr_matrix((n, n))
@@ -207,7 +215,7 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
 class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     """Shared fit / transform of TDL and Laplacian Eigenmaps (see the module docstring)."""
 
-    def _cost_and_lam(self, X, y) -> tuple[sp.csr_matrix, float]:
+    def _cost_and_lam(self, X, y, cost=None) -> tuple[sp.csr_matrix, float]:
         raise NotImplementedError
 
     def _validate_common(self, X, y):
@@ -241,18 +249,23 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         check_int("n_neighbors", self.n_neighbors, 1, n - 1)
         return X, y
 
-    def fit(self, X, y=None, graph=None):
+    def fit(self, X, y=None, graph=None, cost=None):
         """Embed X (y: labels, -1 = unlabeled). `graph`: an optional (W, width) pair from
         `metriclab.graphs.build_graph` on this X with this model's graph parameters, reused by
-        fits that differ only in the labels or λ (the splits of a reproduction)."""
+        fits that differ only in the labels or λ (the splits of a reproduction); graph and `cost`
+        (TDL: the n × n cost matrix C of Eq. (6), `cost_matrix`) may come from another prior
+        metric than the Euclidean one, e.g. the tangent distance (Section 5.3)."""
         X, y = self._validate_common(X, y)
-        if graph is not None and getattr(graph[0], "shape", None) != (X.shape[0], X.shape[0]):
-            raise ValueError(f"graph must be a ({X.shape[0]} × {X.shape[0]}) affinity and a width")
+        n = X.shape[0]
+        if graph is not None and getattr(graph[0], "shape", None) != (n, n):
+            raise ValueError(f"graph must be a ({n} × {n}) affinity and a width")
+        if cost is not None and getattr(cost, "shape", None) != (n, n):
+            raise ValueError(f"cost must be the ({n} × {n}) cost matrix C of Eq. (6)")
         # small problems: one thread (BLAS/OpenMP thread start-up costs more than the work)
-        with threadpool_limits(1 if X.shape[0] <= SINGLE_THREAD_MAX_POINTS else None):
-            return self._fit(X, y, graph)
+        with threadpool_limits(1 if n <= SINGLE_THREAD_MAX_POINTS else None):
+            return self._fit(X, y, graph, cost)
 
-    def _fit(self, X, y, graph=None):
+    def _fit(self, X, y, graph=None, cost=None):
         log = FitLog(type(self).__name__, self.verbose)
         clock = time.perf_counter()
         W, self.width_ = graph if graph is not None else self._graph(X)
@@ -262,7 +275,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             f" weights)... done in {t_graph - clock:5.2f}s"
         )
         with threadpool_limits(1):  # many small products: threads only add start-up and contention
-            C, lam = self._cost_and_lam(X, y)
+            C, lam = self._cost_and_lam(X, y, cost)
         C_prime = cost_laplacian(C)
         t_cost = time.perf_counter()
         log.say(f"label cost... done in {t_cost - t_graph:5.2f}s")
@@ -454,7 +467,7 @@ class TDL(_GraphSpectralEmbedding):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _cost_and_lam(self, X, y):
+    def _cost_and_lam(self, X, y, cost=None):
         k, lam = (
             int(self.k),
             float(self.lam),
@@ -465,7 +478,7 @@ class TDL(_GraphSpectralEmbedding):
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
             )
-        C = cost_matrix(X, y, k)
+        C = cost_matrix(X, y, k) if cost is None else sp.csr_matrix(cost, dtype=np.float64)
         if self.cost_scale == "mean":  # Eqs. (1)-(2): (1/n) Σ_i C_i over the n labeled points
             C = (C / np.count_nonzero(y != -1)).tocsr()
         return C, lam
@@ -509,5 +522,5 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     def fit(self, X, y=None, graph=None):
         return super().fit(X, None, graph)
 
-    def _cost_and_lam(self, X, y):
+    def _cost_and_lam(self, X, y, cost=None):
         return sp.csr_matrix((X.shape[0], X.shape[0])), 1.0

@@ -32,8 +32,21 @@ RESULT_COLUMNS = (
     "protocol",  # what we ran: split sizes, preprocessing, classifier
     "note",  # why ours differs, where known
 )
+# Optional column of an experiment's frame: each row's per-split values (a list, in split order,
+# in the row's unit). The runner moves it to `splits/<name>.csv` (setting, method, split, value),
+# where the claims' paired tests read it (metriclab.reproduce.verdicts).
+SPLITS_COLUMN = "ours_splits"
 
-PAPER_MODULES = ("tdl", "tdl_mnist", "zhang", "kpca_trick", "kpca_causes", "tangent")
+PAPER_MODULES = (
+    "tdl",
+    "tdl_mnist",
+    "tdl_tangent",
+    "zhang",
+    "kpca_trick",
+    "kpca_causes",
+    "tangent",
+    "tangent_causes",
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,20 @@ def experiments() -> dict[str, Experiment]:
 # ----------------------------------------------------------------------------- runner
 
 
+def per_split_values(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(the table without SPLITS_COLUMN, its per-split values in long form or None)."""
+    if SPLITS_COLUMN not in frame.columns:
+        return frame, None
+    long = [
+        {"setting": r.setting, "method": r.method, "split": i, "value": float(v)}
+        for r in frame.itertuples(index=False)
+        for i, v in enumerate(getattr(r, SPLITS_COLUMN) or ())
+    ]
+    return frame.drop(columns=SPLITS_COLUMN), pd.DataFrame(
+        long, columns=["setting", "method", "split", "value"]
+    )
+
+
 def check_results(frame: pd.DataFrame, name: str = "") -> pd.DataFrame:
     """The experiment's table with every RESULT_COLUMNS column, in that order (extra columns kept)."""
     if not isinstance(frame, pd.DataFrame):
@@ -87,6 +114,7 @@ class Outcome:
     error: str | None = None
     files: tuple = ()
     code: str = ""  # git commit of the code that ran, where known
+    splits: pd.DataFrame | None = None  # per-split values (setting, method, split, value)
 
 
 def code_state() -> str:
@@ -128,10 +156,12 @@ def run_experiment(
     try:
         frame = exp.run(fast=fast, n_splits=n_splits, seed=seed, progress=progress)
         frame = check_results(frame, exp.name)
+        frame, splits = per_split_values(frame)
         error = None
     except Exception:  # noqa: BLE001 - one failing experiment must not stop `reproduce all`
-        frame, error = None, traceback.format_exc()
-    return Outcome(exp, frame, time.perf_counter() - start, fast, n_splits, seed, error, code=code)
+        frame, splits, error = None, None, traceback.format_exc()
+    seconds = time.perf_counter() - start
+    return Outcome(exp, frame, seconds, fast, n_splits, seed, error, code=code, splits=splits)
 
 
 def decimals_for(value: float) -> int:
@@ -252,7 +282,8 @@ def _version() -> str:
 
 
 def write_outcome(outcome: Outcome, out_dir: str | Path) -> tuple[Path, ...]:
-    """Write `<out>/<name>.md` and (when the run succeeded) `<out>/<name>.csv`."""
+    """Write `<out>/<name>.md` and (when the run succeeded) `<out>/<name>.csv`, and the per-split
+    values, where the experiment gives them, to `<out>/splits/<name>.csv`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md = out / f"{outcome.experiment.name}.md"
@@ -261,6 +292,11 @@ def write_outcome(outcome: Outcome, out_dir: str | Path) -> tuple[Path, ...]:
     if outcome.results is not None:
         csv = out / f"{outcome.experiment.name}.csv"
         outcome.results.to_csv(csv, index=False)
+        files.append(csv)
+    if outcome.splits is not None:
+        (out / "splits").mkdir(exist_ok=True)
+        csv = out / "splits" / f"{outcome.experiment.name}.csv"
+        outcome.splits.to_csv(csv, index=False)
         files.append(csv)
     outcome.files = tuple(files)
     return outcome.files

@@ -24,7 +24,7 @@ from metriclab.evaluation import knn_accuracy, splits
 from metriclab.methods.kpca_trick import KernelPCATrick
 from metriclab.methods.mahalanobis import DNE
 from metriclab.preprocess import scale_train_test
-from metriclab.reproduce import RESULT_COLUMNS, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
 from metriclab.reproduce.kpca_trick import (
     CURVE_POINTS,
     CURVES,
@@ -52,6 +52,7 @@ def _record(setting, method, metric, values, paper, protocol, note) -> dict:
         "ours_mean": float(values.mean()) if values.size else math.nan,
         "ours_std": float(values.std(ddof=1)) if values.size > 1 else math.nan,
         "n_splits": int(values.size),
+        SPLITS_COLUMN: values.tolist(),
         "protocol": protocol,
         "note": note,
     }
@@ -112,7 +113,7 @@ def run_lmnn_cap(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFra
                     f"KLMNN − LMNN {gap:+.3f} on the same splits",
                 )  # fmt: skip
             )
-    return pd.DataFrame.from_records(records, columns=list(RESULT_COLUMNS))
+    return pd.DataFrame.from_records(records, columns=[*RESULT_COLUMNS, SPLITS_COLUMN])
 
 
 # ---- KDNE on the curves ---------------------------------------------------------------------------
@@ -185,7 +186,7 @@ def run_curves_kdne(fast=False, n_splits=None, seed=0, progress=None) -> pd.Data
             for shape in CURVES
             for label, _ in variants
         ],
-        columns=list(RESULT_COLUMNS),
+        columns=[*RESULT_COLUMNS, SPLITS_COLUMN],
     )
 
 

@@ -36,7 +36,7 @@ from metriclab.evaluation import knn_accuracy, splits
 from metriclab.kernels import scaled_rbf_width
 from metriclab.methods.kpca_trick import KernelPCATrick, make_learner
 from metriclab.preprocess import scale_train_test
-from metriclab.reproduce import RESULT_COLUMNS, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
 
 PAPER = "chatpatanasiri-2009-kernelizing-mahalanobis-KPCA-trick"
 LEARNER_NAMES = {"nca": "NCA", "lmnn": "LMNN", "dne": "DNE"}
@@ -341,6 +341,10 @@ def _variant_note(learner: str, variant: str, settings: Settings) -> str:
     return "LMNN k=3, mu=0.5" if learner == "lmnn" else ("DNE k=3" if learner == "dne" else "")
 
 
+def _first(pair):
+    return pair[0]
+
+
 def run_table(learner: str, fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
     """Table 1 (nca), 2 (lmnn) or 3 (dne): paper beside ours for every data set and variant."""
     from joblib import Parallel, delayed
@@ -372,14 +376,14 @@ def run_table(learner: str, fast=False, n_splits=None, seed=0, progress=None) ->
         )
     )
     for done, (row, index, scores) in enumerate(runner, start=1):
-        results[row].append(scores)
+        results[row].append((index, scores))
         if progress is not None:
             progress(done, total, f"{LEARNER_NAMES[learner]} table: {row}, split {index + 1}")
 
     records = []
     for row in rows:
         for v_index, variant in enumerate(VARIANTS):
-            values = np.array([s[learner, variant] for s in results[row]])
+            values = np.array([s[learner, variant] for _, s in sorted(results[row], key=_first)])
             paper_mean, paper_std = TABLES[learner][row][v_index]
             note = _variant_note(learner, variant, settings)
             if row in DATA_NOTES:
@@ -398,9 +402,10 @@ def run_table(learner: str, fast=False, n_splits=None, seed=0, progress=None) ->
                     "protocol": _protocol(row, settings),
                     "note": note.strip("; "),
                     "paper_std": paper_std,
+                    SPLITS_COLUMN: values.tolist(),  # in split order: the paired tests' input
                 }
             )
-    return pd.DataFrame.from_records(records, columns=[*RESULT_COLUMNS, "paper_std"])
+    return pd.DataFrame.from_records(records, columns=[*RESULT_COLUMNS, "paper_std", SPLITS_COLUMN])
 
 
 def run_nca(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:

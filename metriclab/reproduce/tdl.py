@@ -48,7 +48,7 @@ from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps
 from metriclab.preprocess import scale_features
-from metriclab.reproduce import RESULT_COLUMNS, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 
@@ -101,7 +101,7 @@ def _tick(progress, done: int, total: int, message: str) -> None:
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return pd.DataFrame(rows, columns=[*RESULT_COLUMNS, SPLITS_COLUMN])
 
 
 def _row(setting, method, paper, scores, protocol, note="", metric="accuracy %"):
@@ -116,6 +116,7 @@ def _row(setting, method, paper, scores, protocol, note="", metric="accuracy %")
         if scores.size > 1
         else (0.0 if scores.size else np.nan),
         "n_splits": int(scores.size),
+        SPLITS_COLUMN: scores.tolist(),
         "protocol": protocol,
         "note": note,
     }

@@ -31,7 +31,7 @@ from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
 from metriclab.graphs import build_graph
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps, cost_laplacian, cost_matrix
-from metriclab.reproduce import Experiment
+from metriclab.reproduce import SPLITS_COLUMN, Experiment
 from metriclab.reproduce.tdl import (
     PAPER,
     READING_NOTE,
@@ -256,8 +256,9 @@ def run_lambda(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame
                 ),
                 "metric": "largest principal angle to LE (degrees)",
                 "ours_mean": float(np.mean(angles[lam])),
-                "ours_std": float(np.std(angles[lam])),
+                "ours_std": float(np.std(angles[lam], ddof=1)) if len(angles[lam]) > 1 else 0.0,
                 "n_splits": len(angles[lam]),
+                SPLITS_COLUMN: list(angles[lam]),
             }  # fmt: skip
         )
     lam_text = ", ".join(f"{lam:g}" for lam in chosen)

@@ -22,7 +22,11 @@ from metriclab.methods.tangent.distance import (
     tangent_distance_lstsq,
     tangent_residuals,
 )
-from metriclab.methods.tangent.knn import TangentDistanceKNN, nearest_neighbours
+from metriclab.methods.tangent.knn import (
+    TangentDistanceKNN,
+    nearest_neighbours,
+    tangent_neighbours,
+)
 from metriclab.methods.tangent.residual import (
     METRICS,
     TangentMetricKNN,
@@ -55,6 +59,7 @@ __all__ = [
     "smoothed_gradients",
     "tangent_distance",
     "tangent_distance_lstsq",
+    "tangent_neighbours",
     "tangent_residuals",
     "tangent_vectors",
     "transformed_images",

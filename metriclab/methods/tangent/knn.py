@@ -99,6 +99,17 @@ class _TangentIndex:
         e -= np.einsum("bki,bkid->bkd", beta_y, self.Q[idx])
         return e
 
+    def nearest_block(self, Xq, Qq, ridge_q, idx, k):
+        """Distances and indices (ascending) of the k tangent-nearest candidates idx (b × K) of a
+        block of queries Xq with tangent bases Qq."""
+        beta_x, beta_y, d2 = self.solve_block(Xq, Qq, ridge_q, idx)
+        if self.L is not None:
+            d2 = self.metric_distances(Xq, Qq, idx, beta_x, beta_y)
+        order = np.argsort(d2, axis=1, kind="stable")[:, :k]
+        return np.sqrt(np.take_along_axis(d2, order, axis=1)), np.take_along_axis(
+            idx, order, axis=1
+        )
+
     def search(self, Xq, n_neighbors, exclude_self=False, progress=None):
         """Distances and indices (ascending) of the n_neighbors nearest training images of each query."""
         idx_all = self.candidates(Xq, exclude_self)
@@ -107,17 +118,29 @@ class _TangentIndex:
         out_dist = np.empty((Xq.shape[0], k))
         for start in range(0, Xq.shape[0], _BATCH):
             stop = min(start + _BATCH, Xq.shape[0])
-            xq = Xq[start:stop]
-            qq, ridge_q = self.query_basis(xq)
-            idx = idx_all[start:stop]
-            beta_x, beta_y, d2 = self.solve_block(xq, qq, ridge_q, idx)
-            if self.L is not None:
-                d2 = self.metric_distances(xq, qq, idx, beta_x, beta_y)
-            order = np.argsort(d2, axis=1, kind="stable")[:, :k]
-            out_idx[start:stop] = np.take_along_axis(idx, order, axis=1)
-            out_dist[start:stop] = np.sqrt(np.take_along_axis(d2, order, axis=1))
+            qq, ridge_q = self.query_basis(Xq[start:stop])
+            out_dist[start:stop], out_idx[start:stop] = self.nearest_block(
+                Xq[start:stop], qq, ridge_q, idx_all[start:stop], k
+            )
             if progress is not None:
                 progress(stop, Xq.shape[0], "tangent distances")
+        return out_dist, out_idx
+
+    def rerank(self, rows, candidates, n_neighbors, progress=None):
+        """The hierarchical search of the thesis (section 4.1) for stored images: distances and
+        indices (ascending) of the n_neighbors tangent-nearest among candidates[i] (e.g. the
+        Euclidean nearest ones) of each stored image rows[i]; bases reused, not recomputed."""
+        k = min(n_neighbors, candidates.shape[1])
+        out_idx = np.empty((len(rows), k), dtype=np.intp)
+        out_dist = np.empty((len(rows), k))
+        for start in range(0, len(rows), _BATCH):
+            r = rows[start : start + _BATCH]
+            block = slice(start, start + len(r))
+            out_dist[block], out_idx[block] = self.nearest_block(
+                self.X[r], self.Q[r], self.ridge[r], candidates[block], k
+            )
+            if progress is not None:
+                progress(block.stop, len(rows), "tangent distances")
         return out_dist, out_idx
 
 
@@ -239,3 +262,62 @@ def nearest_neighbours(
         "euclidean": (e_idx, np.sqrt(d2[e_idx])),
         "tangent": (t_idx[0], t_dist[0]),
     }
+
+
+_CANDIDATE_CHUNK = 2000  # stored images per block of the Euclidean pre-filter (a progress step)
+
+
+def euclidean_candidates(index: _TangentIndex, rows, prefilter: int) -> np.ndarray:
+    """The `prefilter` Euclidean nearest stored images of each stored image rows[i], itself
+    excluded (len(rows) × prefilter indices, nearest first)."""
+    rows = np.asarray(rows)
+    n_cand = min(prefilter + 1, index.X.shape[0])
+    _, idx = index.nn.kneighbors(index.X[rows], n_neighbors=n_cand)
+    keep = idx != rows[:, None]
+    keep[keep.all(axis=1), -1] = False  # the image itself was not found (duplicates): drop the last
+    return idx[keep].reshape(len(rows), n_cand - 1)
+
+
+def hierarchical_neighbours(index: _TangentIndex, n_neighbors: int, progress=None):
+    """Distances and indices (n × n_neighbors, ascending) of every stored image's nearest other
+    images under the tangent distance, among its `index.prefilter` Euclidean nearest (the
+    thesis' section 4.1 pre-filter; Simard et al.'s hierarchical search)."""
+    n = index.X.shape[0]
+    k = min(n_neighbors, index.prefilter, n - 1)
+    distances, indices = np.empty((n, k)), np.empty((n, k), dtype=np.intp)
+    for start in range(0, n, _CANDIDATE_CHUNK):
+        rows = np.arange(start, min(start + _CANDIDATE_CHUNK, n))
+        candidates = euclidean_candidates(index, rows, index.prefilter)
+        distances[rows], indices[rows] = index.rerank(rows, candidates, k)
+        if progress is not None:
+            progress(rows[-1] + 1, n, "tangent-distance neighbours")
+    return distances, indices
+
+
+def tangent_neighbours(
+    X,
+    image_shape,
+    n_neighbors: int = 20,
+    prefilter: int = 100,
+    transforms="all7",
+    sigma: float = DEFAULT_SIGMA,
+    progress=None,
+):
+    """Distances and indices (n × n_neighbors, nearest first) of each image's nearest other images
+    under the two-sided tangent distance, searched among its `prefilter` Euclidean nearest ones.
+
+    For a graph under the tangent distance (TDL's prior in Li, Yang & Wang 2007, Section 5.3):
+    `metriclab.graphs.neighbour_graph(distances, indices)` gives the (W, width) pair that
+    `TDL.fit(X, y, graph=...)` and `LaplacianEigenmaps.fit(X, graph=...)` take.
+    """
+    X = check_array(X, dtype=np.float64)
+    shape = _check_image_shape(image_shape, X.shape[1])
+    if not 1 <= n_neighbors <= prefilter < X.shape[0]:
+        raise ValueError(
+            f"need 1 <= n_neighbors ({n_neighbors}) <= prefilter ({prefilter}) < the number of "
+            f"images ({X.shape[0]})"
+        )
+    index = _TangentIndex(
+        X, shape, resolve_transforms(transforms), float(sigma), True, 0.0, prefilter
+    )
+    return hierarchical_neighbours(index, n_neighbors, progress)
