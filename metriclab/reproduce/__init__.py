@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 RESULT_COLUMNS = (
@@ -76,6 +77,11 @@ def experiments() -> dict[str, Experiment]:
 # ----------------------------------------------------------------------------- runner
 
 
+def _listed(values) -> list:
+    """A row's per-split values; rows without them (NaN, None) have none."""
+    return list(values) if isinstance(values, list | tuple | np.ndarray) else []
+
+
 def per_split_values(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(the table without SPLITS_COLUMN, its per-split values in long form or None)."""
     if SPLITS_COLUMN not in frame.columns:
@@ -83,7 +89,7 @@ def per_split_values(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | 
     long = [
         {"setting": r.setting, "method": r.method, "split": i, "value": float(v)}
         for r in frame.itertuples(index=False)
-        for i, v in enumerate(getattr(r, SPLITS_COLUMN) or ())
+        for i, v in enumerate(_listed(getattr(r, SPLITS_COLUMN)))
     ]
     return frame.drop(columns=SPLITS_COLUMN), pd.DataFrame(
         long, columns=["setting", "method", "split", "value"]

@@ -37,7 +37,7 @@ from metriclab.evaluation import knn_accuracy, labeled_mask, nearest_mean_accura
 from metriclab.kernels import class_mean_width
 from metriclab.methods.zhang import DiscriminantKernelMDS, is_fisher_separable
 from metriclab.preprocess import scale_train_test
-from metriclab.reproduce import RESULT_COLUMNS, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
 
 PAPER = "zhang-2003-discriminant-kernels-MDS"
 FIGURES = ("two_rings", "iris_partial", "iris_full")
@@ -91,6 +91,12 @@ DATA_NOTES = {
 def _rows_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     return frame[[*RESULT_COLUMNS, *[c for c in frame.columns if c not in RESULT_COLUMNS]]]
+
+
+def _std(values) -> float:
+    """Split-to-split standard deviation (ddof = 1, as in every other table; 0 for one split)."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1)) if values.size > 1 else 0.0
 
 
 def _tick(progress, done, total, message):
@@ -184,8 +190,9 @@ def run_rings(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
                 metric=metric,
                 paper=np.nan,
                 ours_mean=scale * float(np.mean(values)),
-                ours_std=scale * float(np.std(values)),
+                ours_std=scale * _std(values),
                 n_splits=len(values),
+                **{SPLITS_COLUMN: [scale * float(v) for v in values]},
                 protocol=protocol,
                 note=note,
             )
@@ -283,8 +290,9 @@ def run_iris(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
                 metric=metric,
                 paper=paper,
                 ours_mean=float(np.mean(values)),
-                ours_std=float(np.std(values)),
+                ours_std=_std(values),
                 n_splits=len(values),
+                **{SPLITS_COLUMN: [float(v) for v in values]},
                 protocol=protocol,
                 note=note,
             )
@@ -442,7 +450,7 @@ def run_uci(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
                 fits[row][shown] = variant_fit(counts, paper_counts)
                 for method, paper in zip(TABLE1_METHODS, paper_counts, strict=True):
                     mean = float(np.mean(counts[method]))
-                    std = float(np.std(counts[method]))
+                    std = _std(counts[method])
                     rows.append(
                         dict(
                             setting=shown,
@@ -452,6 +460,7 @@ def run_uci(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFrame:
                             ours_mean=mean,
                             ours_std=std,
                             n_splits=n_splits,
+                            **{SPLITS_COLUMN: [float(v) for v in counts[method]]},
                             protocol=protocol,
                             note=_uci_note(row, method, preprocessing, paper, mean, std),
                         )
