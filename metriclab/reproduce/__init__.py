@@ -34,7 +34,7 @@ RESULT_COLUMNS = (
     "note",  # why ours differs, where known
 )
 # Optional column of an experiment's frame: each row's per-split values (a list, in split order,
-# in the row's unit). The runner moves it to `splits/<name>.csv` (setting, method, split, value),
+# in the row's unit). The runner moves it to `splits/<name>.csv.gz` (setting, method, split, value),
 # where the claims' paired tests read it (metriclab.reproduce.verdicts).
 SPLITS_COLUMN = "ours_splits"
 
@@ -289,7 +289,7 @@ def _version() -> str:
 
 def write_outcome(outcome: Outcome, out_dir: str | Path) -> tuple[Path, ...]:
     """Write `<out>/<name>.md` and (when the run succeeded) `<out>/<name>.csv`, and the per-split
-    values, where the experiment gives them, to `<out>/splits/<name>.csv`."""
+    values, where the experiment gives them, to `<out>/splits/<name>.csv.gz`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md = out / f"{outcome.experiment.name}.md"
@@ -301,8 +301,9 @@ def write_outcome(outcome: Outcome, out_dir: str | Path) -> tuple[Path, ...]:
         files.append(csv)
     if outcome.splits is not None:
         (out / "splits").mkdir(exist_ok=True)
-        csv = out / "splits" / f"{outcome.experiment.name}.csv"
-        outcome.splits.to_csv(csv, index=False)
+        csv = out / "splits" / f"{outcome.experiment.name}.csv.gz"
+        # mtime 0: the same values give the same bytes (no churn in git)
+        outcome.splits.to_csv(csv, index=False, compression={"method": "gzip", "mtime": 0})
         files.append(csv)
     outcome.files = tuple(files)
     return outcome.files

@@ -2,7 +2,7 @@
 
 The claims of the four papers are listed once, in `claims.toml` beside this module: the paper's
 words, where they stand, and which rows of which committed table (docs/reproduction/<table>.csv,
-with the per-split values of splits/<table>.csv) measure them. This module reads those tables and
+with the per-split values of splits/<table>.csv.gz) measure them. This module reads those tables and
 decides each verdict by the rule below; the claims table of docs/reproduction/README.md, the
 Reproduce page's badges and the documentation are all rendered from `evaluate_all()`, and a test
 fails when the README's table is not what the rule gives.
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wilcoxon
+from scipy.stats import binomtest, wilcoxon
 
 ALPHA = 0.05
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
@@ -125,7 +125,7 @@ class Tables:
             csv = self.directory / f"{name}.csv"
             if not csv.exists():
                 raise KeyError(f"no committed table {csv}")
-            splits = self.directory / "splits" / f"{name}.csv"
+            splits = self.directory / "splits" / f"{name}.csv.gz"
             self._read[name] = Table(
                 name, pd.read_csv(csv), pd.read_csv(splits) if splits.exists() else None
             )
@@ -136,22 +136,34 @@ class Tables:
 
 
 def paired_p(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided Wilcoxon signed-rank p of a − b (1.0 when every difference is zero)."""
+    """Two-sided Wilcoxon signed-rank p of a − b over splits (zero differences dropped, as in
+    Wilcoxon's original test; 1.0 when every difference is zero)."""
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if d.size < 2 or np.allclose(d, 0.0):
         return 1.0
-    return float(wilcoxon(d, zero_method="zsplit").pvalue)
+    return float(wilcoxon(d).pvalue)
 
 
-def outcome(a, b, lower_is_better: bool = False) -> tuple[int, float, float]:
-    """(+1 win / 0 draw / −1 loss of a against b, mean difference a − b, p) by the paired test;
-    a single pair is decided by its sign (p NaN)."""
+def mcnemar_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Exact McNemar p for two classifiers' per-image errors on one test set: the images that
+    exactly one of them gets wrong, split by which one (a binomial test at 1/2)."""
+    a, b = np.asarray(a) > 0, np.asarray(b) > 0
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(b & ~a))
+    if only_a + only_b == 0:
+        return 1.0
+    return float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
+
+
+def outcome(a, b, lower_is_better: bool = False, per_image: bool = False):
+    """(+1 win / 0 draw / −1 loss of a against b, mean difference a − b, p) by the paired test:
+    Wilcoxon over splits, or McNemar over the images of one test set (`per_image`); a single
+    value each is decided by its sign (p NaN)."""
     a, b = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     d = float(np.mean(a - b))
     sign = -1.0 if lower_is_better else 1.0
     if a.size == 1:
         return (int(np.sign(sign * d)), d, math.nan)
-    p = paired_p(a, b)
+    p = mcnemar_p(a, b) if per_image else paired_p(a, b)
     return (int(np.sign(sign * d)) if p < ALPHA else 0, d, p)
 
 
@@ -205,30 +217,33 @@ class Verdict:
 
 
 def _series(table: Table, setting: str, method: str):
+    """(row, values, per_image): the per-split values, or for a one-split row the per-image errors
+    (the paired unit is then the test image)."""
     row = table.row(setting, method)
     values = table.values(setting, method)
     if values is None:
         if int(row.n_splits) > 1:
             raise ValueError(
                 f"{table.name}: ({setting!r}, {method!r}) has {int(row.n_splits)} splits but no "
-                "per-split values (splits/<table>.csv): regenerate the table"
+                "per-split values (splits/<table>.csv.gz): regenerate the table"
             )
         values = np.array([float(row.ours_mean)])
-    return row, values
+    return row, values, int(row.n_splits) == 1 and values.size > 1
 
 
 def direction_part(table: Table, spec: dict, lower_is_better: bool) -> Part:
     setting, better, worse = spec["setting"], spec["better"], spec["worse"]
-    _, a = _series(table, setting, better)
-    _, b = _series(table, setting, worse)
+    _, a, per_image = _series(table, setting, better)
+    _, b, _ = _series(table, setting, worse)
     if a.size != b.size:
         raise ValueError(f"{table.name}: {better} and {worse} have different split counts")
-    result, d, p = outcome(a, b, lower_is_better)
+    result, d, p = outcome(a, b, lower_is_better, per_image)
     label = spec.get("label") or setting
     text = (
         f"{spec.get('short_better', better)} {_num(a.mean())} vs {spec.get('short_worse', worse)} "
         f"{_num(b.mean())} ({'+' if d > 0 else ''}{_num(d)}, {_p(p)}"
-        + (f", {a.size} splits)" if a.size > 1 else ")")
+        + (f", McNemar over {a.size} test images)" if per_image else "")
+        + (f", {a.size} splits)" if a.size > 1 and not per_image else ")")
     )
     return Part(label, result == 1, text)
 
@@ -261,7 +276,13 @@ def threshold_part(table: Table, spec: dict) -> Part:
     ours, bound, op = float(row.ours_mean), float(spec["bound"]), spec["op"]
     holds = {"<": ours < bound, "<=": ours <= bound, ">": ours > bound, ">=": ours >= bound}[op]
     label = spec.get("label") or f"{spec['setting']}, {spec['method']}"
-    return Part(label, bool(holds), f"{_num(ours)} (claimed {op} {_num(bound)})")
+    values = table.values(spec["setting"], spec["method"])
+    spread = (
+        f", splits {_num(values.min())}–{_num(values.max())}"
+        if values is not None and values.size > 1 and int(row.n_splits) > 1
+        else ""
+    )
+    return Part(label, bool(holds), f"{_num(ours)}{spread} (claimed {op} {_num(bound)})")
 
 
 def count_part(tables: Tables, claim: dict) -> Part:
@@ -273,11 +294,14 @@ def count_part(tables: Tables, claim: dict) -> Part:
         table = tables[pair["table"]]
         w = d = l_ = 0
         for setting in table.settings_with(pair["better"], pair["worse"]):
-            _, a = _series(table, setting, pair["better"])
-            _, b = _series(table, setting, pair["worse"])
-            result, _, _ = outcome(a, b, lower)
+            _, a, per_image = _series(table, setting, pair["better"])
+            _, b, _ = _series(table, setting, pair["worse"])
+            result, _, _ = outcome(a, b, lower, per_image)
             w, d, l_ = w + (result == 1), d + (result == 0), l_ + (result == -1)
-            pa, pb = table.row(setting, pair["better"]).paper, table.row(setting, pair["worse"]).paper
+            pa, pb = (
+                table.row(setting, pair["better"]).paper,
+                table.row(setting, pair["worse"]).paper,
+            )
             decimals = _paper_decimals([float(pa), float(pb)]) or 2
             ra, rb = round(float(a.mean()), decimals), round(float(b.mean()), decimals)
             rounded[0 if ra > rb else (1 if ra == rb else 2)] += 1
@@ -335,9 +359,7 @@ def _with_reading(spec: dict, reading: str | None) -> dict:
     if reading is None:
         return spec
     suffix = READING_SUFFIX[reading]
-    return {
-        k: (v.replace("{r}", suffix) if isinstance(v, str) else v) for k, v in spec.items()
-    }
+    return {k: (v.replace("{r}", suffix) if isinstance(v, str) else v) for k, v in spec.items()}
 
 
 def _parts(claim: dict, tables: Tables, reading: str | None) -> list[Part]:
@@ -355,6 +377,14 @@ def _parts(claim: dict, tables: Tables, reading: str | None) -> list[Part]:
             else:
                 out.append(threshold_part(table, spec))
         return out
+    claim = {
+        **claim,
+        **{
+            key: [_with_reading(item, reading) for item in claim[key]]
+            for key in ("pairs", "groups")
+            if key in claim
+        },
+    }
     if rule == "count":
         return [count_part(tables, claim)]
     if rule == "best":
@@ -420,7 +450,10 @@ def evaluate_all(directory: str | Path = DEFAULT_TABLES) -> list[Verdict]:
 
 # ---- rendering ---------------------------------------------------------------------------------
 
-BEGIN, END = "<!-- claims table: generated by `python -m metriclab claims --write` -->", "<!-- end of claims table -->"
+BEGIN, END = (
+    "<!-- claims table: generated by `python -m metriclab claims --write` -->",
+    "<!-- end of claims table -->",
+)
 
 
 def _cell(text: str) -> str:
@@ -438,7 +471,7 @@ def claim_cell(claim: dict) -> str:
     links = ", ".join(f"[{t}]({t}.md)" for t in tables)
     paper = PAPERS[claim["paper"]]
     head = f"**{paper}**, " if claim.get("first_of_paper") else ""
-    return f"{head}{claim['where']}: \"{claim['quote']}\"" + (f" ({links})" if links else "")
+    return f'{head}{claim["where"]}: "{claim["quote"]}"' + (f" ({links})" if links else "")
 
 
 def markdown_table(verdicts: list[Verdict]) -> str:
