@@ -254,6 +254,25 @@ def cmd_cache(args) -> int:
     return 0
 
 
+def cmd_claims(args) -> int:
+    """Print the claims table (verdicts by the rule, from the committed tables) or write it into
+    docs/reproduction/README.md."""
+    from metriclab.reproduce import verdicts
+
+    tables = Path(args.tables) if args.tables else verdicts.DEFAULT_TABLES
+    results = verdicts.evaluate_all(tables)
+    block = verdicts.markdown_table(results)
+    if args.write:
+        readme = tables / "README.md"
+        readme.write_text(
+            verdicts.replace_block(readme.read_text(encoding="utf-8"), block), "utf-8"
+        )
+        print(f"claims table written to {readme}: {verdicts.counts(results)}")
+    else:
+        print(block)
+    return 0
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -332,6 +351,13 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("action", choices=["list", "build"])
     data.add_argument("names", nargs="*", help="build: the data sets to rebuild (default: all)")
     data.set_defaults(func=cmd_data)
+
+    cl = sub.add_parser("claims", help="the papers' claims with verdicts from the committed tables")
+    cl.add_argument(
+        "--tables", default=None, help="tables directory (default: the committed docs/reproduction)"
+    )
+    cl.add_argument("--write", action="store_true", help="write the table into its README.md")
+    cl.set_defaults(func=cmd_claims)
 
     cache = sub.add_parser("cache", help="the on-disk result cache")
     cache.add_argument("action", choices=["info", "clear"])

@@ -49,7 +49,7 @@ from scipy.stats import binomtest, wilcoxon
 ALPHA = 0.05
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
 DEFAULT_TABLES = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
-VERDICTS = ("yes", "partly", "no", "yes (tests)", "not run")
+VERDICTS = ("yes", "partly", "no", "yes (tests)", "yes (bench)", "not run")
 PAPERS = {
     "tdl": "Li, Yang & Wang (2007)",
     "zhang": "Zhang (2003)",
@@ -65,7 +65,8 @@ fails when this table disagrees with it). A claim has one or more named parts: "
 part holds, "no" when none does, "partly" when some do (each named in the cell).
 *Direction* (A beats B): the mean paired difference over our splits has the claimed sign and the
 two-sided Wilcoxon signed-rank test over the splits rejects "no difference" at α = 0.05; on a
-single split the sign decides ("one split"). *Level* (the paper's number): |ours − paper| is at
+single split the test is McNemar's exact test over the test images. *Same* (no effect): the
+paired test does not reject "no difference". *Level* (the paper's number): |ours − paper| is at
 most the paper's split-to-split standard deviation (ours where the paper gives none).
 *Threshold*: our mean is on the claimed side of the bound. *Count* (wins / draws / losses over
 data sets): each data set is a win, draw or loss by the paired Wilcoxon test; the counts at the
@@ -75,7 +76,8 @@ its losses. *Best*: the data sets on which the method has the best mean at the p
 difference, tested by Wilcoxon over the data sets. Where the paper leaves a choice open (a
 *reading*), the verdict is the one under the reading fixed before looking at any result, and the
 other readings' verdicts are listed. Rows with nothing to compute carry "yes (tests)" (a theorem
-checked by the test suite) or "not run", with the reason."""
+checked by the test suite), "yes (bench)" (a speed claim measured in bench/) or "not run", with
+the reason."""
 
 
 # ---- the committed tables ----------------------------------------------------------------------
@@ -231,10 +233,11 @@ def _series(table: Table, setting: str, method: str):
     return row, values, int(row.n_splits) == 1 and values.size > 1
 
 
-def direction_part(table: Table, spec: dict, lower_is_better: bool) -> Part:
+def direction_part(table: Table, spec: dict, lower_is_better: bool, same: bool = False) -> Part:
+    """A beats B (or, `same`, the paired test finds no difference between them)."""
     setting, better, worse = spec["setting"], spec["better"], spec["worse"]
     _, a, per_image = _series(table, setting, better)
-    _, b, _ = _series(table, setting, worse)
+    _, b, _ = _series(table, spec.get("setting_worse", setting), worse)
     if a.size != b.size:
         raise ValueError(f"{table.name}: {better} and {worse} have different split counts")
     result, d, p = outcome(a, b, lower_is_better, per_image)
@@ -245,7 +248,7 @@ def direction_part(table: Table, spec: dict, lower_is_better: bool) -> Part:
         + (f", McNemar over {a.size} test images)" if per_image else "")
         + (f", {a.size} splits)" if a.size > 1 and not per_image else ")")
     )
-    return Part(label, result == 1, text)
+    return Part(label, result == 0 if same else result == 1, text)
 
 
 def level_part(table: Table, spec: dict) -> Part:
@@ -262,27 +265,36 @@ def level_part(table: Table, spec: dict) -> Part:
     gap = ours - paper
     holds = abs(gap) <= tolerance + 1e-12
     label = spec.get("label") or f"{spec['setting']}, {spec['method']}"
+    std = float(row.ours_std)
+    shown = f"{_num(ours)} ± {_num(std)}" if math.isfinite(std) else _num(ours)
     text = (
-        f"{_num(ours)} ± {_num(float(row.ours_std))} vs {_num(paper)} ({'+' if gap > 0 else ''}"
-        f"{_num(gap)}; {abs(gap) / tolerance:.1f} × {whose})"
+        f"{shown} vs {_num(paper)} ({'+' if gap > 0 else ''}{_num(gap)}; "
+        f"{abs(gap) / tolerance:.1f} × {whose})"
         if tolerance > 0
-        else f"{_num(ours)} vs {_num(paper)}"
+        else f"{shown} vs {_num(paper)}"
     )
     return Part(label, holds, text)
 
 
+SHOWN_OP = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+
+
 def threshold_part(table: Table, spec: dict) -> Part:
+    """Our mean (or, `spread`, our split-to-split std) on the claimed side of the bound."""
     row = table.row(spec["setting"], spec["method"])
-    ours, bound, op = float(row.ours_mean), float(spec["bound"]), spec["op"]
+    ours = float(row.ours_std if spec.get("spread") else row.ours_mean)
+    bound, op = float(spec["bound"]), spec["op"]
     holds = {"<": ours < bound, "<=": ours <= bound, ">": ours > bound, ">=": ours >= bound}[op]
     label = spec.get("label") or f"{spec['setting']}, {spec['method']}"
     values = table.values(spec["setting"], spec["method"])
+    if spec.get("spread"):
+        return Part(label, bool(holds), f"std {_num(ours)} (mean {_num(float(row.ours_mean))})")
     spread = (
         f", splits {_num(values.min())}–{_num(values.max())}"
         if values is not None and values.size > 1 and int(row.n_splits) > 1
         else ""
     )
-    return Part(label, bool(holds), f"{_num(ours)}{spread} (claimed {op} {_num(bound)})")
+    return Part(label, bool(holds), f"{_num(ours)}{spread} (claimed {SHOWN_OP[op]} {_num(bound)})")
 
 
 def count_part(tables: Tables, claim: dict) -> Part:
@@ -293,7 +305,7 @@ def count_part(tables: Tables, claim: dict) -> Part:
     for pair in claim["pairs"]:
         table = tables[pair["table"]]
         w = d = l_ = 0
-        for setting in table.settings_with(pair["better"], pair["worse"]):
+        for setting in pair.get("settings") or table.settings_with(pair["better"], pair["worse"]):
             _, a, per_image = _series(table, setting, pair["better"])
             _, b, _ = _series(table, setting, pair["worse"])
             result, _, _ = outcome(a, b, lower, per_image)
@@ -365,13 +377,13 @@ def _with_reading(spec: dict, reading: str | None) -> dict:
 def _parts(claim: dict, tables: Tables, reading: str | None) -> list[Part]:
     rule = claim["rule"]
     lower = bool(claim.get("lower_is_better", False))
-    if rule in ("direction", "level", "threshold"):
+    if rule in ("direction", "same", "level", "threshold"):
         out = []
         for spec in claim["parts"]:
             spec = _with_reading(spec, reading)
             table = tables[spec.get("table", claim.get("table"))]
-            if rule == "direction":
-                out.append(direction_part(table, spec, lower))
+            if rule in ("direction", "same"):
+                out.append(direction_part(table, spec, lower, same=rule == "same"))
             elif rule == "level":
                 out.append(level_part(table, spec))
             else:
@@ -399,9 +411,18 @@ def combine(parts: list[Part]) -> str:
     return "yes" if held == len(parts) else ("no" if held == 0 else "partly")
 
 
+MANY_PARTS = 5  # past this many parts the cell lists the ones that do not hold
+
+
 def _ours_text(parts: list[Part]) -> str:
     if len(parts) == 1:
         return parts[0].text
+    if len(parts) >= MANY_PARTS:
+        failing = [p for p in parts if not p.holds]
+        head = f"{len(parts) - len(failing)} of {len(parts)} hold"
+        return head + (
+            "; not: " + "; ".join(f"{p.label} {p.text}" for p in failing) if failing else ""
+        )
     return "; ".join(f"{p.label}: {p.text} ({'holds' if p.holds else 'does not'})" for p in parts)
 
 
@@ -410,7 +431,9 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
     if claim["rule"] == "stated":
         if claim["verdict"] not in VERDICTS:
             raise ValueError(f"claim {claim['id']}: verdict must be one of {VERDICTS}")
-        return Verdict(claim, claim["verdict"], claim.get("ours", "—"), claim.get("paper", "—"))
+        return Verdict(
+            claim, claim["verdict"], claim.get("ours", "—"), claim.get("paper_text", "—")
+        )
     readings = claim.get("readings") or [None]
     by_reading, texts, first_parts = {}, [], None
     for reading in readings:
@@ -428,7 +451,7 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
     ours = " — ".join(texts) if readings != [None] else texts[0]
     if claim.get("ours_note"):
         ours = f"{ours}; {claim['ours_note']}"
-    return Verdict(claim, word, ours, claim.get("paper", "—"), first_parts, by_reading)
+    return Verdict(claim, word, ours, claim.get("paper_text", "—"), first_parts, by_reading)
 
 
 @lru_cache(maxsize=1)
