@@ -87,6 +87,10 @@ def cmd_reproduce(args) -> int:
     if not args.names:
         print("give experiment names or 'all' (see --list)", file=sys.stderr)
         return 2
+    if args.scheduler:
+        from metriclab.resources import require
+
+        require("distributed", "dask", "--scheduler (a Dask cluster)")
     out = Path(args.out)
     try:
         outcomes = reproduce(
@@ -121,6 +125,10 @@ def cmd_compare(args) -> int:
 
     from metriclab.evaluation import compare, summarize
 
+    if args.scheduler:
+        from metriclab.resources import require
+
+        require("distributed", "dask", "--scheduler (a Dask cluster)")
     sizes = [v is not None for v in (args.fraction, args.n_train, args.per_class)]
     if sum(sizes) > 1:
         print("error: give at most one of --fraction, --n-train, --per-class", file=sys.stderr)
@@ -235,6 +243,9 @@ def cmd_data(args) -> int:
             file=sys.stderr,
         )
         return 2
+    from metriclab.resources import require
+
+    require("rdata", "data", "`data build` (reading the R data packages)")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
@@ -252,6 +263,17 @@ def cmd_cache(args) -> int:
     else:
         print(f"{len(cache)} cached results in {cache.directory}")
     return 0
+
+
+def cmd_app(args) -> int:
+    """Serve the app from the installed package: `streamlit run` on metriclab/ui/app.py with the
+    given Streamlit options (e.g. --server.port 8600 --server.headless true)."""
+    from metriclab import resources
+
+    resources.require("streamlit", "app", "the app")
+    script = resources.PACKAGE / "ui" / "app.py"
+    options = [a for a in args.streamlit_args if a != "--"]
+    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(script), *options])
 
 
 def cmd_claims(args) -> int:
@@ -352,6 +374,15 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("names", nargs="*", help="build: the data sets to rebuild (default: all)")
     data.set_defaults(func=cmd_data)
 
+    app = sub.add_parser(
+        "app",
+        help="serve the app (Streamlit options pass through, e.g. --server.port 8600)",
+        description="Serve the metriclab app from the installed package. Any Streamlit option "
+        "passes through: metriclab app --server.port 8600 --server.headless true",
+    )
+    app.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="Streamlit options")
+    app.set_defaults(func=cmd_app)
+
     cl = sub.add_parser("claims", help="the papers' claims with verdicts from the committed tables")
     cl.add_argument(
         "--tables", default=None, help="tables directory (default: the committed docs/reproduction)"
@@ -366,8 +397,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    from metriclab.resources import MissingExtra
+
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "app":  # Streamlit's own options pass through untouched
+        args.streamlit_args = [*unknown, *args.streamlit_args]
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    try:
+        return args.func(args)
+    except MissingExtra as exc:  # one line naming the extra, never a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 FORMAT = 1  # bump when the stored record changes shape
 DEFAULT_MAX_MB = 512
 LOW_WATER = 0.9  # eviction stops below this share of the cap (not one eviction per write)
@@ -47,9 +46,11 @@ def default_max_bytes() -> int:
 
 
 def default_directory() -> Path:
-    """`$METRICLAB_CACHE`, else `.metriclab_cache/` next to the package."""
+    """`$METRICLAB_CACHE`, else `.metriclab_cache/` in a checkout, else the user's cache folder."""
+    from metriclab.resources import cache_home
+
     env = os.environ.get("METRICLAB_CACHE")
-    return Path(env).expanduser() if env else REPO_ROOT / ".metriclab_cache"
+    return Path(env).expanduser() if env else cache_home()
 
 
 def array_digest(*arrays: np.ndarray) -> str:

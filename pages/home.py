@@ -3,6 +3,7 @@ page has its own address and a shared link to it reopens the same view)."""
 
 import streamlit as st
 
+from metriclab.ui.navigation import available, link
 from metriclab.ui.shared.router import ensure_router
 
 ensure_router()
@@ -15,23 +16,6 @@ st.markdown(
     "learned metrics (Mody 2009). Every view keeps its settings in the address bar: copy it to "
     "share the view."
 )
-PAGES = [
-    ("pages/embed.py", "Embed", ":material/scatter_plot:", "move λ, k, widths and the labeled "
-     "share and watch the embedding, its 1-NN accuracy beside the baseline's and the spectrum; "
-     "scrub λ in the browser; map where a method beats its baseline."),
-    ("pages/data.py", "Data", ":material/table_view:", "browse the shipped and synthetic data "
-     "sets or upload a CSV."),
-    ("pages/draw.py", "Draw", ":material/draw:", "click points of a few classes on a canvas and "
-     "use the drawing as a data set on every page."),
-    ("pages/dissimilarity.py", "Dissimilarity", ":material/grid_on:", "kernel, dissimilarity and "
-     "graph matrices sorted by class, Euclidean and Fisher checks, MDS spectrum and stress."),
-    ("pages/compare.py", "Compare", ":material/bar_chart:", "several methods on several data "
-     "sets over repeated splits, with downloads."),
-    ("pages/tangent.py", "Tangent", ":material/gesture:", "tangent vectors of a digit and its "
-     "nearest neighbours under the Euclidean and the tangent distance."),
-    ("pages/reproduce.py", "Reproduce", ":material/description:", "the papers' tables, their "
-     "numbers beside ours."),
-]  # fmt: skip
-for path, label, icon, text in PAGES:
-    st.page_link(path, label=label, icon=icon)
-    st.caption(text)
+for page in available()[1:]:
+    link(page.key)
+    st.caption(page.blurb)

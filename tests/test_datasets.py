@@ -22,6 +22,7 @@ EXPECTED = {
     "wdbc": (569, 30, [212, 357], None, None),
     "digits": (1797, 64, [178, 182, 177, 183, 181, 182, 181, 179, 174, 180], (8, 8), None),
     "breast_cancer_wisconsin": (683, 9, [444, 239], None, None),
+    "breast_cancer_wisconsin_699": (699, 9, [458, 241], None, None),
     "ionosphere": (351, 33, [126, 225], None, None),
     "sonar": (208, 60, [111, 97], None, None),
     "pima": (768, 8, [500, 268], None, None),
@@ -47,6 +48,7 @@ CONSTANT_COLUMNS = {"digits": 3, "mnist_5000": 121, "mnist": 65}
 FILE_DTYPES = {
     "digits": "uint8",
     "breast_cancer_wisconsin": "uint8",
+    "breast_cancer_wisconsin_699": "uint8",
     "satellite": "uint8",
     "soybean": "uint8",
     "balance": "uint8",

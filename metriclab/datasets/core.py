@@ -6,11 +6,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
-SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
+from metriclab import resources
+
+SAMPLE_DATA = resources.sample_data()  # the checkout's sample_data/, or the wheel's copy
 CATALOG = SAMPLE_DATA / "catalog.json"
 
 

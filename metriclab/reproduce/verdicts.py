@@ -46,9 +46,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest, wilcoxon
 
+from metriclab import resources
+
 ALPHA = 0.05
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
-DEFAULT_TABLES = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+DEFAULT_TABLES = resources.reproduction()  # docs/reproduction (a checkout) or the wheel's copy
 VERDICTS = ("yes", "partly", "no", "yes (tests)", "yes (bench)", "not run")
 PAPERS = {
     "tdl": "Li, Yang & Wang (2007)",

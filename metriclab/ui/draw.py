@@ -195,10 +195,10 @@ def page_links() -> None:
     """Links to the pages that open the drawing (they keep the session, unlike a plain link)."""
     from streamlit.errors import StreamlitPageNotFoundError
 
+    from metriclab.ui.navigation import link
+
     try:
-        st.page_link("pages/embed.py", label="Embed it", icon=":material/scatter_plot:")
-        st.page_link(
-            "pages/dissimilarity.py", label="Its dissimilarities", icon=":material/grid_on:"
-        )
+        link("embed", "Embed it")
+        link("dissimilarity", "Its dissimilarities")
     except StreamlitPageNotFoundError:  # the page runs alone (tests): the menu has the pages
         st.caption("Open it on the Embed, Dissimilarity or Compare page.")

@@ -10,12 +10,11 @@ checks that the current session may see the data set before it looks in a proces
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from metriclab import resources
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample
 from metriclab.ui.shared import compute
@@ -165,7 +164,7 @@ def tangent_neighbours(
     return _tangent_neighbours(data, query, transforms, bool(two_sided))
 
 
-RESULTS_DIR = Path(__file__).resolve().parents[3] / "docs" / "reproduction"
+RESULTS_DIR = resources.reproduction()  # docs/reproduction/ of a checkout, or the wheel's copy
 
 
 def experiments() -> dict:

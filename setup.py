@@ -1,0 +1,28 @@
+"""Packages of the wheel, and the lab's top-level folders mapped into it.
+
+The repository keeps sample_data/, pages/ and docs/reproduction/ at the top level (where people
+edit them); a wheel can only carry files inside its package, so they are mapped at build time to
+metriclab/_sample_data, metriclab/_pages and metriclab/_reproduction (metriclab.resources finds
+either copy). Everything else about the package is in pyproject.toml.
+"""
+
+from setuptools import find_packages, setup
+
+LAB_FOLDERS = {
+    "metriclab._sample_data": "sample_data",
+    "metriclab._pages": "pages",
+    "metriclab._reproduction": "docs/reproduction",
+}
+
+setup(
+    packages=[*find_packages(include=["metriclab*"]), "metriclab.ui.assets", *LAB_FOLDERS],
+    package_dir=LAB_FOLDERS,
+    package_data={
+        "metriclab._sample_data": ["*.npz", "catalog.json", "PROVENANCE.md"],
+        "metriclab._pages": ["*.py"],
+        "metriclab._reproduction": ["*.md", "*.csv", "splits/*.csv.gz"],
+        "metriclab.ui.assets": ["*.png"],
+        "metriclab.ui.lessons": ["*.toml"],
+        "metriclab.reproduce": ["*.toml"],
+    },
+)

@@ -1,0 +1,106 @@
+"""The wheel carries the whole lab (issue 25): setup.py maps the top-level folders into the package,
+metriclab.resources finds either copy, and `metriclab app` serves the packaged router. The real
+install (wheel in a fresh venv, used from another folder, the app in Chromium) is
+tools/check_installed.py, run by CI."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+from metriclab import resources
+from metriclab.__main__ import main
+from metriclab.ui import navigation
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _setup_config() -> tuple[dict, dict]:
+    """LAB_FOLDERS and package_data as setup.py writes them (read, not executed)."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    folders = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and node.targets[0].id == "LAB_FOLDERS"
+    )
+    call = next(
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "setup"
+    )
+    package_data = next(ast.literal_eval(k.value) for k in call.keywords if k.arg == "package_data")
+    return folders, package_data
+
+
+def test_the_checkout_is_found_as_a_checkout():
+    assert resources.in_checkout()
+    assert resources.sample_data() == ROOT / "sample_data"
+    assert resources.pages() == ROOT / "pages"
+    assert resources.reproduction() == ROOT / "docs" / "reproduction"
+    assert resources.cache_home() == ROOT / ".metriclab_cache"
+
+
+def test_every_file_of_the_mapped_folders_is_in_the_wheels_package_data():
+    """A new data file, page or table cannot silently miss the wheel."""
+    folders, package_data = _setup_config()
+    assert set(folders.values()) == {"sample_data", "pages", "docs/reproduction"}
+    for package, folder in folders.items():
+        patterns = package_data[package]
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_dir() or "__pycache__" in path.parts:
+                continue
+            relative = path.relative_to(ROOT / folder).as_posix()
+            assert any(fnmatch.fnmatch(relative, p) for p in patterns), (
+                f"{folder}/{relative} is not shipped: add a pattern to setup.py's package_data"
+            )
+
+
+def test_package_data_of_the_package_itself_is_declared():
+    _, package_data = _setup_config()
+    assert "*.png" in package_data["metriclab.ui.assets"]
+    assert "*.toml" in package_data["metriclab.reproduce"]
+    for toml in (ROOT / "metriclab").rglob("*.toml"):
+        package = ".".join(toml.parent.relative_to(ROOT).parts)
+        assert any(fnmatch.fnmatch(toml.name, p) for p in package_data.get(package, [])), toml
+
+
+def test_every_page_file_is_in_the_navigation_and_back():
+    files = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    keys = {page.key for page in navigation.PAGES}
+    assert files <= keys, f"pages missing from metriclab/ui/navigation.py: {files - keys}"
+    assert {page.key for page in navigation.available()} == files
+
+
+def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
+    calls = []
+    monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
+    assert main(["app", "--server.port", "8600", "--server.headless", "true"]) == 0
+    (command,) = calls
+    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[4] == str(resources.PACKAGE / "ui" / "app.py")
+    assert command[5:] == ["--server.port", "8600", "--server.headless", "true"]
+
+
+def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "distributed" else real(name, *a),
+    )
+    code = main(["compare", "--dataset", "iris", "--scheduler", "tcp://nowhere:8786"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and 'pip install "metriclab[dask]"' in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("key", [p.key for p in navigation.available()])
+def test_page_links_are_absolute_paths_to_existing_files(key):
+    path = navigation.page_file(key)
+    assert path.is_absolute() and path.is_file()

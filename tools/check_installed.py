@@ -1,0 +1,170 @@
+"""Check the package as a pip user meets it (issue 25): build the wheel, install it into a fresh
+virtual environment, and from a folder outside the checkout load every data set, fit methods,
+reproduce a table, start `metriclab app` headless and check in Chromium that pages render.
+
+    python tools/check_installed.py [--wheel dist/metriclab-*.whl] [--keep]
+
+Prints the wheel's size and each check; exits non-zero on the first failure. CI runs it
+(.ci/run); the browser step needs the system Chromium and Playwright in the running environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INSIDE = r"""
+import json, sys
+import numpy as np
+import metriclab
+from metriclab import resources
+from metriclab.datasets import load, names
+
+assert not resources.in_checkout(), "the installed package thinks it runs from a checkout"
+assert "site-packages" in str(resources.sample_data()), resources.sample_data()
+expected = json.loads(sys.argv[1])
+found = names(include_unlisted=True)
+assert found == expected, f"data sets differ from the checkout's: {set(expected) ^ set(found)}"
+for name in found:
+    ds = load(name)
+    assert ds.X.shape[0] == ds.y.shape[0] > 0, name
+print(f"  {len(found)} data sets load by name, as in the checkout")
+
+from metriclab import TDL, NeighborhoodComponentsAnalysis
+from metriclab.evaluation import labeled_mask, partial_labels
+moons = load("two_moons")
+y = partial_labels(moons.y, labeled_mask(moons.y, per_class=5, seed=0))
+Z = TDL(n_components=2).fit(moons.X, y).embedding_
+assert Z.shape == (moons.X.shape[0], 2) and np.isfinite(Z).all()
+iris = load("iris")
+nca = NeighborhoodComponentsAnalysis(random_state=0).fit(iris.X, iris.y)
+assert nca.transform(iris.X).shape == iris.X.shape
+print("  TDL on two_moons and NCA on iris fit")
+
+from metriclab.reproduce.verdicts import evaluate_all
+words = {v.word for v in evaluate_all()}
+print(f"  the claims table evaluates from the packaged tables ({len(evaluate_all())} claims)")
+"""
+
+
+def run(command, **kwargs) -> subprocess.CompletedProcess:
+    print("$", " ".join(str(c) for c in command), flush=True)
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def build_wheel(out: Path) -> Path:
+    run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)])
+    (wheel,) = out.glob("metriclab-*.whl")
+    return wheel
+
+
+def wait_health(port: int, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"`metriclab app` exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"`metriclab app` did not answer on port {port} within {timeout} s")
+
+
+def check_pages(port: int) -> None:
+    """Open Home and Embed in headless Chromium: the title, the page menu and a chart render, and
+    no exception box appears."""
+    from playwright.sync_api import sync_playwright
+
+    from metriclab.ui.dev.server import CHROMIUM_ARGS, find_chromium, wait_idle
+
+    chromium = find_chromium()
+    if chromium is None:
+        raise RuntimeError("no Chromium on this machine (CI installs Debian's chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        wait_idle(page)
+        assert page.get_by_role("heading", name="metriclab").count() > 0, "Home did not render"
+        page.goto(f"http://127.0.0.1:{port}/embed?ds=two_moons")
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+        assert page.locator("[data-testid='stException']").count() == 0, "an exception rendered"
+        browser.close()
+    print("  Home and Embed render in Chromium (a chart, no exception)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wheel", type=Path, default=None, help="a built wheel (default: build)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium check")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="metriclab-installed-"))
+    proc = None
+    try:
+        wheel = args.wheel or build_wheel(work / "dist")
+        print(f"wheel: {wheel.name}, {wheel.stat().st_size / 2**20:.1f} MB")
+        venv = work / "venv"
+        run([sys.executable, "-m", "venv", str(venv)])
+        python = venv / "bin" / "python"
+        run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+        run([str(python), "-m", "pip", "install", "-q", str(wheel)])
+        outside = work / "elsewhere"
+        outside.mkdir()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["XDG_CACHE_HOME"] = str(work / "cache")
+        from metriclab.datasets import names  # the checkout's list, to compare against
+
+        expected = __import__("json").dumps(names(include_unlisted=True))
+        run([str(python), "-c", INSIDE, expected], cwd=outside, env=env)
+        run([str(venv / "bin" / "metriclab"), "reproduce", "zhang-iris", "--fast", "--quiet",
+             "--out", str(outside / "out")], cwd=outside, env=env)  # fmt: skip
+        assert (outside / "out" / "zhang-iris.md").exists()
+        print("  `metriclab reproduce` writes its table outside the checkout")
+        from metriclab.ui.dev.server import free_port
+
+        port = free_port()
+        command = [str(venv / "bin" / "metriclab"), "app", "--server.headless", "true",
+                   "--server.port", str(port), "--server.address", "127.0.0.1",
+                   "--browser.gatherUsageStats", "false"]  # fmt: skip
+        print("$", " ".join(command), flush=True)
+        log = open(work / "app.log", "w")  # noqa: SIM115 - closed in finally
+        proc = subprocess.Popen(command, cwd=outside, env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_health(port, proc)
+        print(f"  `metriclab app` serves on port {port}")
+        if not args.no_browser:
+            check_pages(port)
+        print("installed package: all checks passed")
+        return 0
+    except Exception as exc:  # noqa: BLE001 - report and fail
+        log_file = work / "app.log"
+        if log_file.exists():
+            print(log_file.read_text()[-3000:], file=sys.stderr)
+        print(f"FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
