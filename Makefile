@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,19 @@ test: setup
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check metriclab pages tests bench tools app.py
-	$(VENV)/bin/ruff format --check metriclab pages tests bench tools app.py
+	$(VENV)/bin/ruff check metriclab pages tests bench tools app.py examples docs/source setup.py
+	$(VENV)/bin/ruff format --check metriclab pages tests bench tools app.py examples docs/source setup.py
 
 bench: setup
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) -m metriclab bench all
 
+# The documentation site, from nothing, warnings as errors (the gallery's examples run here).
+docs: setup
+	$(PY) -m pip install --quiet -e ".[docs]"
+	rm -rf docs/_build docs/source/generated docs/source/_generated docs/source/auto_examples
+	MPLBACKEND=Agg $(VENV)/bin/sphinx-build -W --keep-going -q -b html docs/source docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .metriclab_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .metriclab_cache docs/_build

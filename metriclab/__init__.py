@@ -18,7 +18,9 @@ _EXPORTS = {
     "DNE": "metriclab.methods.mahalanobis",
     "KernelPCATrick": "metriclab.methods.kpca_trick",
     "TangentDistanceKNN": "metriclab.methods.tangent",
+    "TangentMetricKNN": "metriclab.methods.tangent",
     "tangent_distance": "metriclab.methods.tangent",
+    "tangent_neighbours": "metriclab.methods.tangent",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -100,11 +100,13 @@ def fit_split(
     """Build `spec` with `params`, fit it on the split `mask` (True = labeled) under `protocol`
     and map (or predict) the points: the one way every caller fits a method on a split.
 
-    transductive: a transductive method is fitted on all points with y = -1 on the held-out ones;
-      an inductive one is fitted on the labeled points (or on all points when it needs no labels,
-      like PCA) and maps all points.
-    inductive: the method never sees the held-out points; it is fitted on the training points and
-      maps the test points with `transform` (a transductive method needs an out-of-sample map).
+    - transductive: a transductive method is fitted on all points with y = -1 on the held-out
+      ones; an inductive one is fitted on the labeled points (or on all points when it needs no
+      labels, like PCA) and maps all points.
+    - inductive: the method never sees the held-out points; it is fitted on the training points
+      and maps the test points with `transform` (a transductive method needs an out-of-sample
+      map).
+
     A classifier is fitted on the labeled points and predicts the others, under either protocol.
     'auto' is the method's own protocol (`resolve_protocol`). The features are first scaled by
     `preprocess` with a scaler fitted on the rows `metriclab.preprocess.scaler_fit_rows` names.

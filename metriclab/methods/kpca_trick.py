@@ -160,49 +160,78 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    learner : "nca" | "lmnn" | "dne", or an unfitted linear learner (e.g. `NCA(n_components=2)`):
-        any estimator with fit(Z, y) that sets `components_` and has `transform`. It is cloned at
-        fit; its own parameters are used (n_components clipped to the kernel-PCA dimension), and
-        k, mu, max_iter, init and n_components below are for the string form only. If its fit
-        takes `X_neighbors` (LMNN, DNE), `neighbor_space` applies to it.
-    kernel : "gaussian" | "linear" | "polynomial" | "cosine" — the kernel when weighting="single".
-    width : float or None — t of the Gaussian exp(-||x-y||^2 / t) for weighting="single"; None = the
-        median squared distance of the training points.
-    weighting : "single" — one kernel; "unweighted" — the sum of the scaled RBF kernels with
-        sigma in `sigmas` (Sect. 4.2); "aligned" — their non-negative combination maximising the
-        kernel-target alignment (Sect. 4.1, Eq. 13).
-    n_components : int or None — output dimension (rows of the learner's L); clipped to the
-        kernel-PCA dimension, which depends on the data (None: all of it).
-    kpca_components : int or None — kernel-PCA directions kept; None keeps every non-null one,
-        which makes the trick lossless (Theorems 1-2).
-    k : int — neighbours of LMNN / DNE. mu : float — LMNN push weight. max_iter : int or None —
-        NCA / LMNN iterations (None: the learner's default).
-    degree, coef0 : polynomial kernel (x'y + coef0)^degree.
-    sigmas : the scaled RBF family (default: the paper's 21 values).
-    neighbor_space : "auto" | "feature" | "input" — where LMNN / DNE pick their neighbours: the
-        kernel's feature space (Proposition 3) or the input space; "auto" uses the input space for
-        the unweighted sum, as the paper does (Sect. 5.2), and the feature space otherwise.
-    eigen_solver : "auto" | "dense" | "arpack" | "randomized" (see `top_eigenpairs`).
-    init : "auto" or an init of the learner ("pca", "lda", "identity", "random"); "auto" starts NCA
-        from the LDA directions when n_components < number of classes (scikit-learn's rule; a PCA
-        start leaves 1-D KNCA in poor local optima on the paper's curves) and keeps the learner's
-        own default otherwise.
-    random_state : int — learners' and randomized solver's seed.
-    verbose : int — 0 prints nothing; 1 prints the stages (kernel, kernel PCA) with their times,
-        and the learner's own progress when it has a `verbose` (NCA, LMNN).
-    record_iterates : bool — ask an iterative learner (NCA, LMNN) to keep its L after each
-        iteration (`iterates_` and `first_iterate_`, beside its `loss_curve_`), for watching the fit
-        learn; the fit is the same either way. DNE is one eigenproblem: nothing to record.
+    learner : {"nca", "lmnn", "dne"} or estimator
+        The linear learner, by name or as an unfitted estimator (e.g. ``NCA(n_components=2)``):
+        any estimator with fit(Z, y) that sets ``components_`` and has ``transform``. It is cloned
+        at fit; its own parameters are used (n_components clipped to the kernel-PCA dimension),
+        and k, mu, max_iter, init and n_components below are for the string form only. If its
+        fit takes ``X_neighbors`` (LMNN, DNE), `neighbor_space` applies to it.
+    kernel : {"gaussian", "linear", "polynomial", "cosine"}
+        The kernel when weighting="single".
+    width : float or None
+        t of the Gaussian exp(-||x-y||^2 / t) for weighting="single"; None: the median squared
+        distance of the training points.
+    weighting : {"single", "unweighted", "aligned"}
+        One kernel; the sum of the scaled RBF kernels with sigma in `sigmas` (Sect. 4.2); or
+        their non-negative combination maximising the kernel-target alignment (Sect. 4.1,
+        Eq. 13).
+    n_components : int or None
+        Output dimension (rows of the learner's L); clipped to the kernel-PCA dimension, which
+        depends on the data (None: all of it).
+    kpca_components : int or None
+        Kernel-PCA directions kept; None keeps every non-null one, which makes the trick
+        lossless (Theorems 1-2).
+    k : int
+        Neighbours of LMNN and DNE.
+    mu : float
+        LMNN's push weight.
+    max_iter : int or None
+        NCA and LMNN iterations (None: the learner's default).
+    degree, coef0 : float
+        The polynomial kernel (x'y + coef0)^degree.
+    sigmas : sequence of float
+        The scaled RBF family (default: the paper's 21 values).
+    neighbor_space : {"auto", "feature", "input"}
+        Where LMNN and DNE pick their neighbours: the kernel's feature space (Proposition 3) or
+        the input space; "auto" uses the input space for the unweighted sum, as the paper does
+        (Sect. 5.2), and the feature space otherwise.
+    eigen_solver : {"auto", "dense", "arpack", "randomized"}
+        See `top_eigenpairs`.
+    init : "auto" or an init of the learner ("pca", "lda", "identity", "random")
+        "auto" starts NCA from the LDA directions when n_components < the number of classes
+        (scikit-learn's rule; a PCA start leaves 1-D KNCA in poor local optima on the paper's
+        curves) and keeps the learner's own default otherwise.
+    random_state : int
+        The learners' and the randomized solver's seed.
+    verbose : int
+        0 prints nothing; 1 prints the stages (kernel, kernel PCA) with their times, and the
+        learner's own progress when it has a ``verbose`` (NCA, LMNN).
+    record_iterates : bool
+        Ask an iterative learner (NCA, LMNN) to keep its L after each iteration (``iterates_``
+        and ``first_iterate_``, beside its ``loss_curve_``), to watch the fit learn; the fit is
+        the same either way. DNE is one eigenproblem: nothing to record.
 
     Attributes
     ----------
-    kpca_ : KernelPCAMap. learner_ : the fitted linear learner (a clone when an estimator was
-    given; `learner` itself is never fitted). n_iter_ : the learner's iterations (0 for DNE's
-    one eigenproblem). components_ : its L, acting on the
-    kernel-PCA coordinates. dual_coef_ : U (n_components × n_train) of the kernel-trick form
-    A = U Phi' (Eq. 6), so that transform(x) = U k_c(x) with k_c the centred kernel vector.
-    kernel_weights_, widths_ : the combination sum_i w_i exp(-||x-y||^2 / t_i) (empty widths_ for a
-    non-Gaussian single kernel). eigenvalues_ : kernel-PCA spectrum. n_components_ : output dim.
+    kpca_ : KernelPCAMap
+        The kernel-PCA map of the training points.
+    learner_ : estimator
+        The fitted linear learner (a clone when an estimator was given; `learner` itself is never
+        fitted).
+    n_iter_ : int
+        The learner's iterations (0 for DNE's one eigenproblem).
+    components_ : ndarray
+        The learner's L, acting on the kernel-PCA coordinates.
+    dual_coef_ : ndarray of shape (n_components, n_train)
+        U of the kernel-trick form A = U Phi' (Eq. 6): transform(x) = U k_c(x), with k_c the
+        centred kernel vector.
+    kernel_weights_, widths_ : ndarray
+        The combination sum_i w_i exp(-||x-y||^2 / t_i) (empty ``widths_`` for a non-Gaussian
+        single kernel).
+    eigenvalues_ : ndarray
+        The kernel-PCA spectrum.
+    n_components_ : int
+        The output dimension.
     """
 
     def __init__(

@@ -330,38 +330,69 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : dimension l of the embedding (may exceed the number of labelled points, as in
-        the paper's l = d on soybean: classical MDS then pads with zero coordinates).
-    kernel : base kernel k1: "gaussian" g_ij(beta) of Eq. (7), "cosine" (the correlation kernel
-        rho^q of Eq. (8), q = `degree`), "linear" or "polynomial" ((x'y + 1)^degree).
-    width : beta of the Gaussian kernel; None = average distance of the
-        labelled points to their class means (the paper's rule).
-    combine : "tensor" (Eq. (3)) or "sum" (Eq. (4)).
-    dissimilarity : "kernel" (from kernel and combine) or one of the paper's "delta1".."delta4",
-        which fix (kernel, combine) to (gaussian, tensor), (gaussian, sum), (cosine, tensor),
-        (cosine, sum) — Eqs. (13)-(16) exactly at alpha1 = alpha2 = 1/2.
-    degree : q of the correlation kernel (even q keeps Fisher separability) / polynomial degree.
-    alpha1, alpha2 : mixing weights of the direct sum, Eq. (4).
-    basis : "rbf" (Gaussian radial basis, Section 5.1-5.2) or "linear" (phi(x) = x, Section 5.3).
-    n_basis : number p of RBF centres, sampled from the training points class by class;
-        None = a quarter of the training points (the paper's 10 of 40), at least 10, at most 200.
-    basis_width : width of the RBF basis; None = the median squared distance from the training
-        points to the centres (`expansion_width`, scales with the data). The paper uses beta
-        itself on its 2-D/4-D sets (metriclab.reproduce.zhang passes it); in many dimensions beta
-        leaves every basis function ~0 and unseen points collapse.
-    init : initial W(0): "mds" (least-squares fit of the classical MDS embedding) or "random".
-    max_iter, tol : iterative majorization stops after max_iter updates or when an update lowers
-        the stress e^2 by less than tol * sum_ij d_ij^2.
-    random_state : seed of the centres and of a random W(0).
+    n_components : int
+        Dimension l of the embedding (may exceed the number of labelled points, as in the
+        paper's l = d on soybean: classical MDS then pads with zero coordinates).
+    kernel : {"gaussian", "cosine", "linear", "polynomial"}
+        Base kernel k1: the Gaussian g_ij(beta) of Eq. (7), the correlation kernel rho^q of
+        Eq. (8) (q = `degree`), linear, or polynomial (x'y + 1)^degree.
+    width : float or None
+        beta of the Gaussian kernel; None: the average distance of the labelled points to their
+        class means (the paper's rule).
+    combine : {"tensor", "sum"}
+        Tensor product (Eq. 3) or direct sum (Eq. 4).
+    dissimilarity : {"kernel", "delta1", "delta2", "delta3", "delta4"}
+        "kernel" (from `kernel` and `combine`) or one of the paper's dissimilarities, which fix
+        (kernel, combine) to (gaussian, tensor), (gaussian, sum), (cosine, tensor) and
+        (cosine, sum): Eqs. (13)-(16) exactly at alpha1 = alpha2 = 1/2.
+    degree : int
+        q of the correlation kernel (even q keeps Fisher separability), or the polynomial degree.
+    alpha1, alpha2 : float
+        Mixing weights of the direct sum, Eq. (4).
+    basis : {"rbf", "linear"}
+        Gaussian radial basis (Sections 5.1-5.2) or phi(x) = x (Section 5.3).
+    n_basis : int or None
+        Number p of RBF centres, sampled from the training points class by class; None: a
+        quarter of the training points (the paper's 10 of 40), at least 10, at most 200.
+    basis_width : float or None
+        Width of the RBF basis; None: the median squared distance from the training points to
+        the centres (`expansion_width`, which scales with the data). The paper uses beta itself
+        on its 2-D/4-D sets (metriclab.reproduce.zhang passes it); in many dimensions beta leaves
+        every basis function near 0 and unseen points collapse.
+    init : {"mds", "random"}
+        Initial W(0): a least-squares fit of the classical MDS embedding, or random.
+    max_iter : int
+        Iterative majorization stops after `max_iter` updates ...
+    tol : float
+        ... or when an update lowers the stress e^2 by less than tol * sum_ij d_ij^2.
+    random_state : int
+        Seed of the centres and of a random W(0).
 
     Attributes
     ----------
-    kernel_ : training discriminant kernel matrix; dissimilarity_ : distances sqrt(delta_ij);
-    embedding_ : classical MDS of the training points; eigenvalues_ : MDS spectrum (decreasing;
-    whole for n <= 1000, else the leading 10); width_ : beta used; basis_width_ : RBF width used; coef_, intercept_ : the
-    expansion (transform(X) = phi(X) coef_ + intercept_, rotated onto embedding_ by Procrustes,
-    which leaves all distances unchanged); stress_ : e^2 per majorization iteration; n_iter_;
-    centres_ : RBF centres; classes_ : the labels.
+    kernel_ : ndarray
+        The training discriminant kernel matrix.
+    dissimilarity_ : ndarray
+        The distances sqrt(delta_ij).
+    embedding_ : ndarray
+        Classical MDS of the training points.
+    eigenvalues_ : ndarray
+        The MDS spectrum, decreasing (whole for n <= 1000, else the leading 10).
+    width_ : float
+        beta used.
+    basis_width_ : float
+        The RBF width used.
+    coef_, intercept_ : ndarray
+        The expansion: transform(X) = phi(X) ``coef_`` + ``intercept_``, rotated onto `embedding_` by
+        Procrustes (which leaves all distances unchanged).
+    stress_ : ndarray
+        e^2 per majorization iteration.
+    n_iter_ : int
+        Majorization iterations run.
+    centres_ : ndarray
+        The RBF centres.
+    classes_ : ndarray
+        The labels.
     """
 
     def __init__(

@@ -51,13 +51,18 @@ class DNE(MahalanobisMixin):
 
     Parameters
     ----------
-    n_components : int or None — output dimension (None: d).
-    k : int — within-class and between-class neighbours per point (within-class k is clipped to
+    n_components : int or None
+        Output dimension (None: d).
+    k : int
+        Within-class and between-class neighbours per point (within-class k is clipped to the
         class size − 1, between-class k to the number of other-class points).
 
     Attributes
     ----------
-    components_ : (n_components, d), orthonormal rows. eigenvalues_ : ascending.
+    components_ : ndarray of shape (n_components, d)
+        Orthonormal rows: the map A.
+    eigenvalues_ : ndarray
+        The eigenvalues of the kept directions, ascending.
     """
 
     def __init__(self, n_components=2, k=3):

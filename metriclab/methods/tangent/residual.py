@@ -144,11 +144,11 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     neighbours of the same class, `impostors` nearest other-class images, both by tangent distance
     in the pre-filter set); "whiten" uses the inverse second moment of same-class residuals;
     "identity" is plain tangent distance. At prediction the shortest tangent vector is found in
-    the Euclidean metric (Eqs. 2.12–2.13) and measured with |L e|.
+    the Euclidean metric (Eqs. 2.12–2.13) and measured with ‖L e‖.
 
     metric-learn's interface: `get_mahalanobis_matrix()` is M = LᵀL on the shortest tangent
     vectors; `pair_distance(pairs)`, `pair_score(pairs)` and `get_metric()` measure a pair of
-    images as the classifier does, |L e| with e their shortest tangent vector.
+    images as the classifier does, ‖L e‖ with e their shortest tangent vector.
     """
 
     def __init__(
@@ -235,7 +235,7 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
         return self.components_.T @ self.components_
 
     def pair_distance(self, pairs, b=None):
-        """|L e| of each pair, e its shortest tangent vector (as `predict` measures them):
+        """‖L e‖ of each pair, e its shortest tangent vector (as `predict` measures them):
         `pairs` of shape (n_pairs, 2, n_pixels), or two arrays of images paired by row."""
         check_is_fitted(self, "components_")
         a, b = _split_pairs(pairs, b)
