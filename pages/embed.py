@@ -14,6 +14,7 @@ from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 from metriclab.ui.shared.pickers import (
     LARGE,
+    POINT_CAPS,
     dataset_picker,
     explainer,
     labels_picker,
@@ -33,7 +34,6 @@ VIEWS = {
     "scrub": scrub_view,
     "window": window_view,
 }
-POINT_CAPS = [300, 500, 1000, 1500, 2000, 3000, 5000]
 
 ensure_router()
 st.title("Embed")
@@ -48,8 +48,10 @@ with st.sidebar:
     scaling = scaling_picker(st.sidebar, ds_full if ds_full is not None else name)
     max_points = None
     if ds_full is not None and ds_full.n_samples > LARGE:
-        seed_from_url("cap", 1000, options=POINT_CAPS, label="Points used")
-        max_points = st.select_slider("Points used (stratified sample)", POINT_CAPS, key="cap")
+        seed_from_url("cap", 1000, options=list(POINT_CAPS), label="Points used")
+        max_points = st.select_slider(
+            "Points used (stratified sample)", list(POINT_CAPS), key="cap"
+        )
     seed_widget("mode", Rule("live", list(MODES), label="View", shown=MODES.get))
     mode = st.radio("View", list(MODES), key="mode", format_func=MODES.get, horizontal=True)
 

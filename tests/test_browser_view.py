@@ -249,7 +249,8 @@ def test_no_request_leaves_the_server(page, app_url):
     server = urlparse(app_url).netloc
     hosts = set()
     page.on("request", lambda request: hosts.add(urlparse(request.url).netloc))
-    for path in ("/", "/data", "/draw", "/embed", "/dissimilarity", "/compare", "/tangent"):
+    for path in ("/", "/lessons", "/lessons?lesson=tdl&step=2", "/data", "/draw", "/embed",
+                 "/dissimilarity", "/compare", "/tangent"):  # fmt: skip
         open_page(page, app_url + path)
     open_page(page, f"{app_url}/reproduce")
     assert hosts <= {server, ""}, hosts - {server}

@@ -127,35 +127,44 @@ def reset_method(method: str) -> None:
     st.session_state.pop("_ranges", None)
 
 
-def apply_preset(preset: dict[str, Any]) -> None:
-    """Set the Embed page's whole view to the preset (a button callback, before widgets): data set
-    and its generator parameters, labels and split seed, view, and every parameter of the method
-    (the preset's values, the defaults for the rest), so nothing is left from an earlier view."""
+def preset_values(preset: dict[str, Any]) -> dict[str, Any]:
+    """The session values of the Embed page's whole view for `preset` (a teaching preset or a
+    lesson step): data set and its generator parameters, labels and split seed, view, scaling and
+    every parameter of the method (the preset's values, the defaults for the rest), so nothing is
+    left from an earlier view."""
     spec = REGISTRY[preset["method"]]
-    state = st.session_state
-    state["ds"] = preset["dataset"]
-    state["method"] = preset["method"]
+    name = preset["dataset"]
+    values: dict[str, Any] = {"ds": name, "method": preset["method"]}
     mode, value = preset["labels"]
-    state["lab"] = mode
-    state["frac" if mode == "fraction" else "per"] = value
-    state["seed"] = 0
-    state["mode"] = preset["mode"]
-    state[SCALING_KEY] = preset.get("scaling") or datasets.default_scaling(preset["dataset"])[0]
-    state[f"_{SCALING_KEY}_dataset"] = preset["dataset"]  # so the picker keeps it for this set
-    for p in datasets.entry(preset["dataset"]).params:
-        state[f"d.{preset['dataset']}.{p.name}"] = widget_value(p, p.default)
+    values["lab"] = mode
+    values["frac" if mode == "fraction" else "per"] = value
+    values["seed"] = int(preset.get("seed", 0))
+    values["mode"] = preset["mode"]
+    values[SCALING_KEY] = preset.get("scaling") or datasets.default_scaling(name)[0]
+    values[f"_{SCALING_KEY}_dataset"] = name  # so the picker keeps it for this set
+    generator = preset.get("data_params", {})
+    for p in datasets.entry(name).params:
+        values[f"d.{name}.{p.name}"] = widget_value(p, generator.get(p.name, p.default))
     names = {p.name: p for p in spec.params}
     if preset["mode"] == "window" and {"lam", "width"} <= set(names):
-        state["row"], state["col"] = "lam", "width"
+        values["row"], values["col"] = "lam", "width"
     if preset["mode"] == "scrub" and "lam" in names:
-        state["scrub"] = "lam"
-    state.update(method_defaults(spec))
-    for name, value in preset["params"].items():
-        if name in names:
-            state[f"p.{spec.key}.{name}"] = widget_value(names[name], value)
-    state["spread"] = preset["mode"] == "live"  # a preset's claim is shown over split seeds
-    state.pop("_previous", None)
-    state.pop("_ranges", None)
+        values["scrub"] = "lam"
+    values.update(method_defaults(spec))
+    for param, value in preset["params"].items():
+        if param in names:
+            values[f"p.{spec.key}.{param}"] = widget_value(names[param], value)
+    if preset.get("max_points"):
+        values["cap"] = preset["max_points"]  # the Embed page's stratified subsample
+    values["spread"] = preset.get("spread", preset["mode"] == "live")
+    return values
+
+
+def apply_preset(preset: dict[str, Any]) -> None:
+    """Set the Embed page's whole view to the preset (a button callback, before widgets)."""
+    st.session_state.update(preset_values(preset))
+    st.session_state.pop("_previous", None)
+    st.session_state.pop("_ranges", None)
 
 
 def apply_landing_view() -> None:

@@ -187,6 +187,36 @@ def _stored_reproduction(name: str, stamp: tuple) -> tuple:
     return table, notes
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _claims(stamp: tuple) -> list[dict]:
+    from metriclab.reproduce import verdicts
+
+    out = []
+    for v in verdicts.evaluate_all(RESULTS_DIR):
+        others = "; ".join(f"{r}: {w}" for r, w in list(v.readings.items())[1:])
+        out.append(
+            {
+                "paper": v.claim["paper"],
+                "where": v.claim["where"],
+                "quote": v.claim["quote"],
+                "tables": list(v.claim.get("tables", [])),
+                "paper_text": v.paper,
+                "ours": v.ours,
+                "word": v.word,
+                "others": others,
+                "why": v.claim.get("why", ""),
+            }
+        )
+    return out
+
+
+def claims() -> list[dict]:
+    """Every claim of the four papers with its verdict, computed by the rule from the committed
+    tables (metriclab.reproduce.verdicts); recomputed when a table file changes."""
+    files = sorted(RESULTS_DIR.glob("*.csv")) + sorted(RESULTS_DIR.glob("splits/*.csv.gz"))
+    return _claims(tuple((p.name, p.stat().st_mtime) for p in files))
+
+
 def stored_reproduction(name: str) -> tuple:
     """(table or None, notes or None) of experiment `name`'s committed full run in
     docs/reproduction/; the files' modification times are part of the key, so new runs show up."""

@@ -23,6 +23,7 @@ from metriclab.ui.shared.widgets import format_value, param_widgets
 SHARED_KEY = "ds"  # the data set of the session's view (Data, Embed, Dissimilarity, ...)
 FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 LARGE = 1500  # data sets above this many points are subsampled on the interactive pages
+POINT_CAPS = (300, 500, 1000, 1500, 2000, 3000, 5000)  # Embed's "Points used" options
 
 
 def dataset_choices(include_uploads: bool = True, images_only: bool = False) -> list[str]:

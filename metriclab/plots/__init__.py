@@ -1,0 +1,78 @@
+"""Plotly figure builders: pure functions of arrays (no streamlit), so they are testable without a
+browser. One module per kind of figure; every builder is importable from here (`plots.<name>`).
+
+Conventions: every scatter has one trace per class (colour by class, same colour order
+everywhere), labeled points are drawn as larger outlined markers in a separate trace per class,
+and the hover text gives the point's index and its class name.
+"""
+
+from metriclab.plots.base import (
+    PALETTE,
+    _fast_figure,
+    _layout,
+    align_to,
+    class_color,
+    merge_ranges,
+    normalize_embedding,
+    padded_range,
+)
+from metriclab.plots.embedding import (
+    _class_names,
+    _scatter_traces,
+    animation_controls,
+    embedding_animation,
+    embedding_scatter,
+    labeled_key,
+    labeled_only_legend,
+    pca_2d,
+)
+from metriclab.plots.matrices import (
+    class_order,
+    line_curve,
+    matrix_heatmap,
+    spectrum,
+    weights_bar,
+)
+from metriclab.plots.overview import class_counts_bar, image_grid
+from metriclab.plots.results import (
+    comparison_boxes,
+    comparison_chart,
+    paper_vs_ours,
+    results_heatmap,
+    sweep_lines,
+)
+from metriclab.plots.window import cell_edges, win_boundary, window_map
+
+__all__ = [
+    "PALETTE",
+    "_class_names",
+    "_fast_figure",
+    "_layout",
+    "_scatter_traces",
+    "align_to",
+    "animation_controls",
+    "cell_edges",
+    "class_color",
+    "class_counts_bar",
+    "class_order",
+    "comparison_boxes",
+    "comparison_chart",
+    "embedding_animation",
+    "embedding_scatter",
+    "image_grid",
+    "labeled_key",
+    "labeled_only_legend",
+    "line_curve",
+    "matrix_heatmap",
+    "merge_ranges",
+    "normalize_embedding",
+    "padded_range",
+    "paper_vs_ours",
+    "pca_2d",
+    "results_heatmap",
+    "spectrum",
+    "sweep_lines",
+    "weights_bar",
+    "win_boundary",
+    "window_map",
+]
