@@ -243,9 +243,6 @@ def cmd_data(args) -> int:
             file=sys.stderr,
         )
         return 2
-    from metriclab.resources import require
-
-    require("rdata", "data", "`data build` (reading the R data packages)")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),

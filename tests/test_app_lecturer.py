@@ -64,7 +64,7 @@ def test_reproduce_fast_run_twice_in_one_session_and_again_in_another(monkeypatc
     monkeypatch.setattr(reproduce, "experiments", lambda: {"fake-repeat": fake})
     runs.fast_reproduction.clear()
     for _ in range(2):  # two sessions
-        at = run("reproduce")
+        at = run("reproduce", {"show": "tables"})
         for _ in range(2):  # Run pressed twice in each
             at.button(key="run_fast").click().run()
             assert_clean(at)

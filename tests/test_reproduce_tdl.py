@@ -2,7 +2,7 @@ import pytest
 
 from metriclab.datasets import default_preprocess
 from metriclab.preprocess import resolve_preprocess
-from metriclab.reproduce import RESULT_COLUMNS, experiments, tdl
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, experiments, tdl
 from metriclab.reproduce.tdl import EXPERIMENTS, READINGS, TABLE1, TABLE2
 from metriclab.reproduce.tdl_mnist import EXPERIMENTS as MNIST_EXPERIMENTS
 
@@ -34,10 +34,19 @@ def _by(frame, setting, method):
     return row.iloc[0]
 
 
+def _has_split_values(df):
+    """The table's columns, and one value per split for the paired tests of the claims."""
+    assert list(df.columns) == [*RESULT_COLUMNS, SPLITS_COLUMN]
+    for row in df.itertuples():
+        assert len(getattr(row, SPLITS_COLUMN)) == row.n_splits
+        if row.n_splits:
+            assert abs(sum(getattr(row, SPLITS_COLUMN)) / row.n_splits - row.ours_mean) < 1e-6
+
+
 def test_moons_fast_run_shows_tdl_beating_le_in_the_window_only():
     calls = []
     df = EXPERIMENTS[0].run(fast=True, n_splits=None, seed=0, progress=lambda *a: calls.append(a))
-    assert list(df.columns) == list(RESULT_COLUMNS)
+    _has_split_values(df)
     assert calls and calls[-1][0] == calls[-1][1]
     paper = "two moons, knn graph, t=0.25, λ=16"
     # Figure 1 at the paper's λ: the symmetric reading separates the moons, the default one
@@ -61,7 +70,7 @@ def test_moons_fast_run_shows_tdl_beating_le_in_the_window_only():
 def test_uci_and_mnist_fast_runs_report_paper_and_ours(index):
     exp = EXPERIMENTS[index] if index == 1 else MNIST_EXPERIMENTS[0]
     df = exp.run(fast=True, n_splits=None, seed=0, progress=None)
-    assert list(df.columns) == list(RESULT_COLUMNS)
+    _has_split_values(df)
     ran = df[df.n_splits > 0]
     assert len(ran) >= 3
     assert ran.ours_mean.between(40, 100).all()

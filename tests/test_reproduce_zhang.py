@@ -55,8 +55,13 @@ def test_table1_is_transcribed_exactly():
 
 def test_uci_fast_run_has_every_cell_of_table1():
     frame = run("zhang-uci")
-    raw = frame[~frame.setting.str.contains("z-scored")]
+    table1 = ["pima", "soybean", "wine", "breast", "ionosphere"]
+    raw = frame[frame.setting.isin(table1)]
     assert len(raw) == 20 and raw.ours_mean.notna().all()
+    # the two other breast cancer files, and per set the preprocessing nearest the paper's cells
+    assert {"breast (699 rows)", "breast (WDBC, 569 rows)"} <= set(frame.setting)
+    fits = frame[frame.setting.str.endswith("which preprocessing fits the paper")]
+    assert [s.split(":")[0] for s in fits.setting] == table1
     wine_in = value(frame, "wine", "input space NN")
     wine_feat = value(frame, "wine", "feature space NM")
     assert wine_in.paper == 77 and wine_feat.paper == 113

@@ -385,14 +385,19 @@ def test_registry_entries(key, digits):
 
 
 def test_usps_reproduction_fast_smoke():
-    from metriclab.reproduce import RESULT_COLUMNS
+    from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN
     from metriclab.reproduce.tangent import EXPERIMENTS, TABLE_TEST
 
     calls = []
     (exp,) = EXPERIMENTS
     table = exp.run(fast=True, n_splits=None, seed=0, progress=lambda *a: calls.append(a))
-    assert list(table.columns) == list(RESULT_COLUMNS)
+    assert list(table.columns) == [*RESULT_COLUMNS, SPLITS_COLUMN]
     test_rows = table[table.setting == "USPS test"].set_index("method")
+    # one split: the per-image errors (0 or 100) are the McNemar test's input, their mean the row's
+    for _method, row in test_rows.iterrows():
+        per_image = row[SPLITS_COLUMN]
+        assert set(per_image) <= {0.0, 100.0}
+        assert abs(sum(per_image) / len(per_image) - row.ours_mean) < 1e-9
     for method, paper in TABLE_TEST.items():
         assert test_rows.loc[method, "paper"] == paper
         assert 0 <= test_rows.loc[method, "ours_mean"] < 20

@@ -284,6 +284,9 @@ def read_rda(tmp: Path, name: str):
     """One data frame of mlbench (.rda read with the PyPI package `rdata`, never with R)."""
     import warnings
 
+    from metriclab.resources import require
+
+    require("rdata", "data", "`data build` (reading the R data packages)")
     import rdata
 
     path = debian_package(tmp, MLBENCH_DEB) / f"usr/lib/R/site-library/mlbench/data/{name}.rda"
@@ -816,9 +819,11 @@ def build(names: list[str] | None = None, out_dir: Path = SAMPLE_DATA) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Build the named sets, or all of them when none is named."""
+    from metriclab.resources import MissingExtra
+
     try:
         build(list(argv) if argv else None)
-    except ValueError as exc:
+    except (ValueError, MissingExtra) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -468,9 +468,26 @@ def claims() -> tuple[dict, ...]:
     return out
 
 
-def evaluate_all(directory: str | Path = DEFAULT_TABLES) -> list[Verdict]:
+STALE = "table stale"
+
+
+def evaluate_all(directory: str | Path = DEFAULT_TABLES, strict: bool = True) -> list[Verdict]:
+    """Every claim's verdict. `strict=False` (the app): a claim its committed table cannot answer
+    (a row or the per-split values missing) gets the verdict STALE with the reason, instead of
+    stopping the others; the test suite and `claims --write` stay strict."""
     tables = Tables(directory)
-    return [evaluate(claim, tables) for claim in claims()]
+    out = []
+    for claim in claims():
+        try:
+            out.append(evaluate(claim, tables))
+        except (KeyError, ValueError, FileNotFoundError) as exc:
+            if strict:
+                raise
+            reason = str(exc.args[0]) if exc.args else str(exc)
+            out.append(
+                Verdict(claim, STALE, f"cannot be computed: {reason}", claim.get("paper_text", "—"))
+            )
+    return out
 
 
 # ---- rendering ---------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ BADGE = {  # verdict: (background, text colour)
     "partly": ("#d4a72c", "#1f2328"),
     "no": ("#cf222e", "#ffffff"),
     "not run": ("#8c959f", "#ffffff"),
+    "table stale": ("#ffffff", "#cf222e"),  # the committed table cannot answer it: regenerate
 }
 MANY_ROWS = 20  # more rows than this of one metric: lines over the swept parameter, or a heat map
 
