@@ -8,13 +8,13 @@ from metriclab.ui.embed.context import EmbedPage
 from metriclab.ui.embed.input_view import input_view
 from metriclab.ui.embed.learn import learn_view
 from metriclab.ui.embed.live import live_view
+from metriclab.ui.embed.points import effective_points, points_picker
 from metriclab.ui.embed.scrub import scrub_view
 from metriclab.ui.embed.window import window_view
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 from metriclab.ui.shared.pickers import (
     LARGE,
-    POINT_CAPS,
     dataset_picker,
     explainer,
     labels_picker,
@@ -23,7 +23,7 @@ from metriclab.ui.shared.pickers import (
 from metriclab.ui.shared.preprocessing import scaling_picker
 from metriclab.ui.shared.router import ensure_router
 from metriclab.ui.shared.session_data import dataset
-from metriclab.ui.shared.state import Rule, seed_from_url, seed_widget
+from metriclab.ui.shared.state import Rule, seed_widget
 
 MODES = {"live": "live", "input": "input view", "learn": "watch it learn"}
 MODES |= {"scrub": "λ scrub", "window": "window map"}
@@ -41,30 +41,29 @@ st.title("Embed")
 presets.apply_landing_view()
 with st.sidebar:
     presets.preset_buttons()
-    name, data_params = dataset_picker(st.sidebar)
+    name, data_params = dataset_picker(st.sidebar, offer="full_size")
     ds_full = guarded(dataset, name, tuple(sorted(data_params.items())), context=name)
     method = method_picker(st.sidebar, default=presets.default_method(), dataset=ds_full)
     label_mode, label_value, seed = labels_picker(st.sidebar)
     scaling = scaling_picker(st.sidebar, ds_full if ds_full is not None else name)
-    max_points = None
-    if ds_full is not None and ds_full.n_samples > LARGE:
-        seed_from_url("cap", 1000, options=list(POINT_CAPS), label="Points used")
-        max_points = st.select_slider(
-            "Points used (stratified sample)", list(POINT_CAPS), key="cap"
-        )
+    max_points = None if ds_full is None else points_picker(ds_full, method)
     seed_widget("mode", Rule("live", list(MODES), label="View", shown=MODES.get))
     mode = st.radio("View", list(MODES), key="mode", format_func=MODES.get, horizontal=True)
 
 explainer(*presets.explanation(method))
 if ds_full is None:
     st.stop()
+used, note = effective_points(ds_full, method, mode, max_points)
+if note:
+    st.info(note, icon=":material/filter_alt:")
 
 request = FitRequest(
-    DataRef(name, data_params, max_points),
+    DataRef(name, data_params, used),
     SplitRef(label_mode, label_value, seed),
     method,
     scaling=scaling,
 )
 url_keys = ["ds", "method", "lab", "frac" if label_mode == "fraction" else "per", "seed", "mode"]
-url_keys += ["pp", *(f"d.{name}.{p}" for p in data_params), *(["cap"] if max_points else [])]
+url_keys += ["pp", *(f"d.{name}.{p}" for p in data_params)]
+url_keys += ["cap"] if ds_full.n_samples > LARGE else []
 VIEWS[mode](EmbedPage(request, ds_full, url_keys))

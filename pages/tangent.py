@@ -65,7 +65,7 @@ explainer(
 )
 
 with st.sidebar:
-    name, _ = dataset_picker(st.sidebar, key="tds", default="usps", images_only=True)
+    name, _ = dataset_picker(st.sidebar, key="tds", default="usps", offer="images")
     seed_from_url("pool", 1000, options=POOL_SIZES, label="Images used")
     pool = st.select_slider("Images used (stratified sample)", POOL_SIZES, key="pool")
     seed_from_url("tset", "affine6", options=list(SETS), label="Transformations")

@@ -32,7 +32,9 @@ class Dataset:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self.X = np.ascontiguousarray(self.X, dtype=np.float64)
+        # float64, or float32 where it was chosen (the app's full-size copies: half the memory)
+        dtype = np.float32 if getattr(self.X, "dtype", None) == np.float32 else np.float64
+        self.X = np.ascontiguousarray(self.X, dtype=dtype)
         self.y = np.asarray(self.y, dtype=np.int64)
         if self.X.ndim != 2 or self.y.shape != (self.X.shape[0],):
             raise ValueError(f"{self.name}: X must be n×d and y of length n")

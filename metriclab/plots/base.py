@@ -65,12 +65,18 @@ def align_to(Z: np.ndarray, reference: np.ndarray | None) -> np.ndarray:
 
     Eigenvectors have arbitrary sign and rotation; aligning each new embedding to the previous one
     makes a slider move morph the picture instead of flipping it. Returns Z unchanged when the shapes
-    differ (different data or dimension)."""
+    differ (different data or dimension). The same embedding again returns `reference` itself, bit
+    for bit: a rerun that changed nothing draws the identical figure (which keeps a chart's click
+    selection, tied to the figure's content)."""
     Z = np.asarray(Z, dtype=np.float64)
     if reference is None or np.shape(reference) != Z.shape or Z.size == 0:
         return Z
-    R, _ = orthogonal_procrustes(Z, np.asarray(reference, dtype=np.float64))
-    return Z @ R
+    reference = np.asarray(reference, dtype=np.float64)
+    R, _ = orthogonal_procrustes(Z, reference)
+    aligned = Z @ R
+    if np.allclose(aligned, reference, rtol=0.0, atol=1e-9 * (1.0 + np.abs(reference).max())):
+        return reference
+    return aligned
 
 
 def padded_range(values: np.ndarray, pad: float = 0.08) -> tuple[float, float]:

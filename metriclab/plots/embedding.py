@@ -33,6 +33,9 @@ def labeled_only_legend(sel: np.ndarray, y: np.ndarray, c: int, labeled) -> bool
     return labeled is not None and not np.any(~labeled & (y == c))
 
 
+WEBGL_ABOVE = 5000  # points: drawn with WebGL (scattergl), hover data kept to the index
+
+
 def _scatter_traces(
     Z: np.ndarray,
     y: np.ndarray,
@@ -41,8 +44,10 @@ def _scatter_traces(
     marker_size: int,
     index: np.ndarray | None = None,
 ) -> list[dict]:
-    """One trace per class of unlabeled points and one per class of labeled points."""
+    """One trace per class of unlabeled points and one per class of labeled points (WebGL past
+    WEBGL_ABOVE points, where the per-point hover data is the index alone)."""
     n = Z.shape[0]
+    webgl = n > WEBGL_ABOVE
     index = np.arange(n) if index is None else np.asarray(index)
     x = Z[:, 0]
     yy = Z[:, 1] if Z.shape[1] > 1 else np.zeros(n)
@@ -53,9 +58,29 @@ def _scatter_traces(
     for is_labeled, sel in groups:
         for c, name in enumerate(names):
             idx = np.flatnonzero(sel & (y == c))
+            suffix = " (labeled)" if is_labeled else ""
+            hover = (
+                dict(
+                    customdata=index[idx],
+                    hovertemplate=f"index %{{customdata}}<br>{name}{suffix}<extra></extra>",
+                )
+                if webgl
+                else dict(
+                    customdata=[[int(i), name] for i in index[idx]],
+                    hovertemplate="index %{customdata[0]}<br>%{customdata[1]}"
+                    + suffix
+                    + "<extra></extra>",
+                )
+            )
+            # WebGL: many points, so small dots and labelled diamonds that do not cover them
+            size = (
+                (marker_size - 5 if is_labeled else max(2, marker_size - 4))
+                if webgl
+                else marker_size
+            )
             traces.append(
                 dict(
-                    type="scatter",
+                    type="scattergl" if webgl else "scatter",
                     x=x[idx],
                     y=yy[idx],
                     mode="markers",
@@ -64,15 +89,12 @@ def _scatter_traces(
                     showlegend=not is_labeled or labeled_only_legend(sel, y, c, labeled),
                     marker=dict(
                         color=class_color(c),
-                        size=marker_size + 5 if is_labeled else marker_size,
+                        size=size + 5 if is_labeled else size,
                         symbol="diamond" if is_labeled else "circle",
                         line=dict(width=1.5 if is_labeled else 0, color="black"),
                         opacity=1.0 if is_labeled else 0.75,
                     ),
-                    customdata=[[int(i), name] for i in index[idx]],
-                    hovertemplate="index %{customdata[0]}<br>%{customdata[1]}"
-                    + (" (labeled)" if is_labeled else "")
-                    + "<extra></extra>",
+                    **hover,
                 )
             )
     return traces

@@ -151,25 +151,7 @@ def _image_panel(ds, view, focus: int, preprocess: str, spec) -> None:
     """The focus point's image and its five nearest neighbours, under the method's metric and
     under the Euclidean metric of the (scaled) input."""
     X = scale_features(preprocess, ds.X, scaler_fit_rows(spec, "transductive", view.labels >= 0))
-    names = [str(t) for t in ds.target_names]
-    rows = [("the method's metric", view.Z), ("Euclidean input", X)]
-    cols = st.columns(len(rows))
-    for col, (label, space) in zip(cols, rows, strict=True):
-        idx, dist = overlays.nearest_neighbours(space, focus, 5)
-        titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
-            f"{names[ds.y[j]]}<br>d={d:.2g}" for j, d in zip(idx, dist, strict=True)
-        ]
-        draw_chart(
-            col,
-            plots.image_grid(
-                ds.X[np.concatenate([[focus], idx])],
-                tuple(ds.image_shape),
-                titles,
-                n_cols=6,
-                title=f"nearest under {label}",
-            ),
-            key=f"neighbours_{label}",
-        )
+    overlays.image_neighbours(ds, focus, [("the method's metric", view.Z), ("Euclidean input", X)])
 
 
 def _captions(spec, view, overlay: str, focus, balls_radius) -> list[str]:

@@ -11,7 +11,8 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY, input_space, projection
-from metriclab.ui.embed import presets, spread
+from metriclab.preprocess import scale_features
+from metriclab.ui.embed import overlays, presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.shared import cache, code_snippets, compute, presentation, runs
 from metriclab.ui.shared.charts import draw_chart
@@ -171,6 +172,13 @@ def _fit_with_progress(page: EmbedPage, request: FitRequest, container):
     return result
 
 
+def _bar_progress(bar):
+    def progress(done, total, message):
+        bar.progress(min(1.0, done / max(total, 1)), text=message)
+
+    return progress
+
+
 def _parameter_column(page: EmbedPage) -> dict:
     spec = page.spec
     st.markdown(f"**{spec.label}** parameters")
@@ -188,16 +196,53 @@ def _parameter_column(page: EmbedPage) -> dict:
     return params
 
 
+def clicked_point(key: str) -> int | None:
+    """The index of the point clicked on chart `key` (its customdata: the index, or [index, class])."""
+    event = st.session_state.get(key)
+    points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else []
+    if not points:
+        return None
+    data = points[0].get("customdata")
+    value = data[0] if isinstance(data, list | tuple) else data
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _images_of_click(request: FitRequest, result, ds) -> None:
+    """Image sets: the clicked digit beside its five nearest neighbours under the learned
+    embedding and under the Euclidean input metric."""
+    focus = clicked_point("embedding")
+    if focus is None or focus >= ds.n_samples:
+        st.caption("Click a point to see its image and its five nearest neighbours.")
+        return
+    X = ds.X if request.scaling == "none" else scale_features(request.scaling, ds.X, result.mask)
+    overlays.image_neighbours(ds, focus, [("the embedding", result.Z), ("Euclidean input", X)])
+
+
 def _draw(page: EmbedPage, request: FitRequest, result) -> None:
-    """The chart of the fit: the embedding, or a classifier's predictions on the PCA view."""
+    """The chart of the fit: the embedding, or a classifier's predictions on the PCA view; on an
+    image set, a click on a point shows its image and nearest neighbours."""
     ds, _ = cache.view_data(request.data)
     spec = page.spec
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
         fig, outliers = embedding_figure(page, result, ds, view_id)
-        draw_chart(st, presentation.fit_screen(fig), key="embedding")
+        images = ds.image_shape is not None
+        select = dict(on_select="rerun", selection_mode="points") if images else {}
+        draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
         if outliers:
             st.info(outlier_caption(outliers, ds), icon=":material/open_in_full:")
+        if result.fitted_on is not None:
+            labelled = int(result.mask.sum())
+            st.caption(
+                f"{spec.label} was fitted on {result.fitted_on:,} of the {labelled:,} labelled "
+                f"points (a stratified sample: it costs n² or more) and maps all "
+                f"{ds.n_samples:,} points; the scores use every labelled point."
+            )
+        if images:
+            _images_of_click(request, result, ds)
     else:
         fig = plots.embedding_scatter(
             plots.pca_2d(ds.X),
@@ -224,16 +269,28 @@ def live_view(page: EmbedPage) -> None:
     page.publish(params)
     request = page.with_params(params)
     spec = page.spec
+    bar = None
     if spec.has("needs_images"):  # slow (seconds to minutes): stages on a progress bar
         result = _fit_with_progress(page, request, right)
+        progress = None
+    elif cache.is_full_size(request.data):  # tens of seconds: stages on a progress bar
+        with right:
+            bar = st.progress(0.0, text="load: the data set")
+        progress = _bar_progress(bar)
+        result = guarded(cache.fit, request, progress=progress, context=spec.label)
     else:
+        progress = None
         result = guarded(cache.fit, request, context=spec.label)
     refs = [] if result is None else references(page, request, result)
     fitted_references = []
     for label, ref in refs:
-        fitted = guarded(cache.fit, ref, context=label)
+        if progress is not None:
+            progress(3, 5, f"baseline: {label}")
+        fitted = guarded(cache.fit, ref, progress=progress, context=label)
         if fitted is not None:
             fitted_references.append((label, fitted))
+    if progress is not None:
+        progress(4, 5, "drawing")
     with right:
         if result is None:
             return
@@ -244,6 +301,8 @@ def live_view(page: EmbedPage) -> None:
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         _draw(page, request, result)
+        if bar is not None:
+            bar.empty()
         code_snippets.show_code(code_snippets.embed_snippet(request, page.dataset))
     if timing_enabled():  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)

@@ -198,6 +198,34 @@ def lmnn_neighbourhoods(
     return out
 
 
+def image_neighbours(ds, focus: int, spaces: list) -> None:
+    """Image sets: point `focus`'s image beside its five nearest neighbours in each of `spaces`
+    ([(label, coordinates of every point)]), one grid each, side by side."""
+    import streamlit as st
+
+    from metriclab import plots
+    from metriclab.ui.shared.charts import draw_chart
+
+    names = [str(t) for t in ds.target_names]
+    cols = st.columns(len(spaces))
+    for col, (label, space) in zip(cols, spaces, strict=True):
+        idx, dist = nearest_neighbours(space, focus, 5)
+        titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
+            f"{names[ds.y[j]]}<br>d={d:.2g}" for j, d in zip(idx, dist, strict=True)
+        ]
+        draw_chart(
+            col,
+            plots.image_grid(
+                ds.X[np.concatenate([[focus], idx])],
+                tuple(ds.image_shape),
+                titles,
+                n_cols=6,
+                title=f"nearest under {label}",
+            ),
+            key=f"neighbours_{label}",
+        )
+
+
 def nearest_neighbours(Z: np.ndarray, i: int, k: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """The k points nearest to point i in Z (Euclidean; i itself left out) and their distances."""
     Z = np.asarray(Z, dtype=np.float64)

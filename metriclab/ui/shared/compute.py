@@ -42,6 +42,9 @@ class ViewResult:
     eigenvalues: np.ndarray | None = None
     fit_time: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
+    fitted_on: int | None = (
+        None  # labelled points the learner saw, where fewer than all (full size)
+    )
 
 
 def distinct_positions(Z: np.ndarray, rel_tol: float = 1e-6) -> int:

@@ -26,8 +26,20 @@ LARGE = 1500  # data sets above this many points are subsampled on the interacti
 POINT_CAPS = (300, 500, 1000, 1500, 2000, 3000, 5000)  # Embed's "Points used" options
 
 
-def dataset_choices(include_uploads: bool = True, images_only: bool = False) -> list[str]:
+FULL_SIZE_SETS = ("mnist",)  # unlisted elsewhere: offered on Embed, where all 70,000 are drawn
+OFFERS = ("all", "images", "full_size")  # what a picker offers: every listed set, images, + MNIST
+
+
+def dataset_choices(include_uploads: bool = True, offer: str = "all") -> list[str]:
+    """The data sets a picker offers: the listed ones (`offer` "all"), only image sets
+    ("images"), or the listed ones and the full-size ones the Embed page draws ("full_size");
+    and this session's uploads."""
+    if offer not in OFFERS:
+        raise ValueError(f"offer must be one of {OFFERS}")
     names = list(datasets.names())
+    images_only = offer == "images"
+    if offer == "full_size":
+        names += [n for n in FULL_SIZE_SETS if n not in names and n in datasets.names(None, True)]
     if images_only:
         names = [n for n in names if _is_image(n)]
     if include_uploads:
@@ -62,17 +74,20 @@ def dataset_picker(
     container=None,
     key: str = "ds",
     default: str = "two_moons",
-    include_uploads: bool = True,
-    images_only: bool = False,
+    offer: str = "all",
     show_params: bool = True,
 ) -> tuple[str, dict[str, Any]]:
-    """Data set select box (and the generator's parameter widgets for synthetic sets)."""
+    """Data set select box (and the generator's parameter widgets for synthetic sets); `offer`:
+    see `dataset_choices` ("images" adds no uploads)."""
     c = container or st.sidebar
+    include_uploads = offer != "images"
     if include_uploads and key not in st.session_state:
         adopt_linked_upload(key)
-    options = dataset_choices(include_uploads, images_only)
+    options = dataset_choices(include_uploads, offer)
     if not options:
-        raise ValueError("no data sets to choose from" + (" with images" if images_only else ""))
+        raise ValueError(
+            "no data sets to choose from" + (" with images" if offer == "images" else "")
+        )
     chosen = view_value(SHARED_KEY)  # the data set chosen on any page opens every page
     default = chosen if chosen in options else default if default in options else options[0]
     labels = {n: dataset_label(n) for n in options}  # read now, in this session

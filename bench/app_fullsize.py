@@ -1,0 +1,216 @@
+"""The papers' full-size data in the app, in a real browser (headless Chromium, Playwright).
+
+From a cold server (a fresh process, nothing cached):
+
+1. session A opens /embed?ds=mnist&method=tdl: the time until the chart holds all 70,000 points,
+   and the progress stages the page showed on the way (polled every 250 ms);
+2. a λ move in session A (arrow key on the λ slider): the time until the chart's points change
+   (the kNN graph and the Laplacian Eigenmaps baseline are cached: only the eigenproblem is new);
+3. hover and zoom on the 70,000-point chart: the intervals between animation frames while the
+   mouse sweeps the plot and while a box zoom and its reset redraw it (requestAnimationFrame
+   timestamps, Chromium's frame timeline as the page sees it);
+4. session B (a second browser context) opens the same view, then /embed?ds=usps&method=le;
+5. the server's resident memory (RSS) after each step, MNIST loaded and both sessions embedding.
+
+    .venv/bin/python bench/app_fullsize.py [--markdown]
+
+Targets (issue 26): first view ≤ 60 s; λ move ≤ 15 s; ≤ 100 ms per frame on hover and zoom;
+server RSS ≤ 3 GB with two sessions. The machine is shared: the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from metriclab.ui.dev.server import (  # noqa: E402
+    CHROMIUM_ARGS,
+    find_chromium,
+    free_port,
+    start_app,
+    stop_app,
+    wait_idle,
+)
+
+POINTS_JS = """() => { const g = document.querySelector('.js-plotly-plot');
+    if (!g || !g._fullData) return 0;
+    return g._fullData.reduce((n, t) => n + (t.x ? t.x.length : 0), 0); }"""
+# cheap signature of the drawn points: sizes and a few coordinates of every trace
+SIGNATURE_JS = """() => { const g = document.querySelector('.js-plotly-plot');
+    if (!g || !g._fullData) return '';
+    return JSON.stringify(g._fullData.map(t => t.x && t.x.length
+        ? [t.x.length, t.x[0], t.y[0], t.x[t.x.length >> 1], t.y[t.x.length - 1]] : 0)); }"""
+STAGE_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stProgress"], [data-testid="stSpinner"]'))
+    .map(e => e.innerText.trim()).filter(Boolean).join(' | ')"""
+FRAMES_START_JS = """() => { window.__frames = []; window.__framesOn = true;
+    const tick = (t) => { window.__frames.push(t); if (window.__framesOn) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick); }"""
+FRAMES_STOP_JS = """() => { window.__framesOn = false; const f = window.__frames;
+    return f.slice(1).map((t, i) => t - f[i]); }"""
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (MB), from /proc."""
+    total = 0
+    pids = [pid]
+    while pids:
+        p = pids.pop()
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+            total += int(next(x for x in status.splitlines() if x.startswith("VmRSS")).split()[1])
+            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+            pids.extend(int(c) for c in children)
+        except (OSError, StopIteration):
+            continue
+    return total / 1024
+
+
+def open_view(page, url: str, expect: int, timeout: float = 300.0):
+    """(seconds until `expect` points are drawn, progress texts seen on the way)."""
+    stages: list[str] = []
+    start = time.perf_counter()
+    page.goto(url)
+    while time.perf_counter() - start < timeout:
+        text = page.evaluate(STAGE_JS)
+        if text and (not stages or stages[-1] != text):
+            stages.append(text)
+        if page.evaluate(POINTS_JS) >= expect:
+            return time.perf_counter() - start, stages
+        time.sleep(0.25)
+    raise TimeoutError(f"{url}: fewer than {expect} points after {timeout:.0f} s; stages {stages}")
+
+
+def lambda_move(page, timeout: float = 120.0) -> float:
+    slider = page.get_by_role("slider", name="λ")
+    slider.focus()
+    before = page.evaluate(SIGNATURE_JS)
+    start = time.perf_counter()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"(b) => ({SIGNATURE_JS})() !== b", arg=before, polling=250, timeout=timeout * 1000
+    )
+    return time.perf_counter() - start
+
+
+def frame_intervals(page, action) -> list[float]:
+    page.evaluate(FRAMES_START_JS)
+    action()
+    page.wait_for_timeout(500)
+    return page.evaluate(FRAMES_STOP_JS)
+
+
+def hover_sweep(page) -> None:
+    box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    for i in range(60):
+        page.mouse.move(
+            box["x"] + box["width"] * (0.1 + 0.8 * i / 59), box["y"] + box["height"] / 2
+        )
+        page.wait_for_timeout(16)
+
+
+def zoom_and_reset(page) -> None:
+    box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    x0, y0 = box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.3
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0 + box["width"] * 0.3, y0 + box["height"] * 0.3, steps=15)
+    page.mouse.up()
+    page.wait_for_timeout(800)
+    page.mouse.dblclick(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def summary(intervals: list[float]) -> str:
+    if not intervals:
+        return "—"
+    ordered = sorted(intervals)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    return (
+        f"median {statistics.median(ordered):.0f} ms, p95 {p95:.0f} ms, "
+        f"max {ordered[-1]:.0f} ms over {len(ordered)} frames"
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--screenshot", type=Path, help="save session A's MNIST view here")
+    args = parser.parse_args(argv)
+    executable = find_chromium()
+    if executable is None:
+        print("no chromium found; install Debian's chromium", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    proc = start_app(free_port())
+    base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
+    rows: list[tuple[str, str, str]] = []
+
+    def record(step: str, value: str, target: str = "") -> None:
+        rows.append((step, value, target))
+        print(f"{step}: {value}", file=sys.stderr, flush=True)
+
+    try:
+        record("server RSS, started", f"{rss_mb(proc.pid):.0f} MB")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=executable, headless=True, args=CHROMIUM_ARGS
+            )
+            a = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            a.set_default_timeout(300_000)
+            seconds, stages = open_view(a, f"{base}/embed?ds=mnist&method=tdl", 70_000)
+            record(
+                "A: first view, TDL on all 70,000 MNIST digits (cold server)",
+                f"{seconds:.1f} s",
+                "≤ 60 s",
+            )
+            record("A: progress stages shown", " → ".join(stages) or "(none seen)")
+            record("server RSS, MNIST embedded in A", f"{rss_mb(proc.pid):.0f} MB")
+            wait_idle(a)
+            if args.screenshot:
+                a.screenshot(path=str(args.screenshot), full_page=False)
+            moves = [lambda_move(a) for _ in range(3)]
+            for _ in moves:
+                wait_idle(a, settle_ms=300)
+            record(
+                "A: λ move (graph and LE baseline cached)",
+                " / ".join(f"{m:.1f} s" for m in moves),
+                "≤ 15 s",
+            )
+            wait_idle(a)
+            record(
+                "A: hover sweep over 70,000 points",
+                summary(frame_intervals(a, lambda: hover_sweep(a))),
+                "≤ 100 ms",
+            )
+            record(
+                "A: box zoom and reset",
+                summary(frame_intervals(a, lambda: zoom_and_reset(a))),
+                "≤ 100 ms",
+            )
+            b = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            b.set_default_timeout(300_000)
+            seconds, _ = open_view(b, f"{base}/embed?ds=mnist&method=tdl", 70_000)
+            record("B: the same MNIST view in a second session", f"{seconds:.1f} s")
+            record("server RSS, two sessions on MNIST", f"{rss_mb(proc.pid):.0f} MB", "≤ 3 GB")
+            seconds, _ = open_view(b, f"{base}/embed?ds=usps&method=le", 9_298)
+            record("B: Laplacian Eigenmaps on all 9,298 USPS digits", f"{seconds:.1f} s")
+            record("server RSS, after USPS too", f"{rss_mb(proc.pid):.0f} MB", "≤ 3 GB")
+            browser.close()
+    finally:
+        stop_app(proc)
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    print("| step | measured | target |\n|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print(f"\n{os.cpu_count()} cores; load average at the end {load}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

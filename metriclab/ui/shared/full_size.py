@@ -1,0 +1,159 @@
+"""The papers' full-size data in the app (issue 26): all 70,000 MNIST digits, all 9,298 USPS ones.
+
+Past FULL_SIZE points drawn, a fit takes this path instead of the small sets' one:
+
+- the graph methods (TDL, Laplacian Eigenmaps: tag "graph") fit every point, on a kNN graph built
+  once per data set, scaling and graph parameters and kept (`graph_of`), so moving λ solves only
+  the eigenproblem again, and Laplacian Eigenmaps beside TDL is one cached fit on the same graph;
+- the other learners cost n² or n³: they are fitted on at most FIT_CAP labelled points (a
+  stratified sample) and then map every point through their transform; the page says how many;
+- a classifier (tangent distance) predicts at most CLASSIFIER_CAP points (the view is restricted);
+- the Euclidean input space is scored without keeping a 70,000 × 784 embedding.
+
+Every such fit waits for the server's one full-size slot (`heavy.slot`), reporting its place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import streamlit as st
+
+from metriclab.datasets import Dataset
+from metriclab.datasets.sampling import subsample_indices
+from metriclab.evaluation import fit_split, knn_accuracy, partial_labels
+from metriclab.graphs import build_graph
+from metriclab.preprocess import scale_features
+from metriclab.ui.shared import compute, heavy
+from metriclab.ui.shared.fit_request import DataRef, FitRequest
+
+FULL_SIZE = 5000  # points drawn above which a fit takes this path (the old largest cap)
+FIT_CAP = 1000  # labelled points a non-graph learner is fitted on at full size
+CLASSIFIER_CAP = 2000  # points a classifier's view is restricted to at full size
+SUBSAMPLE_MODES = 2000  # the λ scrub, window map, input view and learning frames: a subsample
+
+
+def is_full_size(n_points: int) -> bool:
+    return n_points > FULL_SIZE
+
+
+@dataclass(frozen=True)
+class GraphKey:
+    """What the kNN graph of a full-size view depends on."""
+
+    data: DataRef
+    scaling: str
+    n_neighbors: int
+    width: float | None
+
+
+def _stage(progress, done: int, message: str) -> None:
+    if progress is not None:
+        progress(done, 5, message)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def graph_of(key: GraphKey, _ds: Dataset):
+    """(W, width): the kNN heat graph of every point of the view, scaled as the method sees it
+    (the scaler fitted on every point: TDL is transductive). Kept per process: a λ move, a new
+    split or Laplacian Eigenmaps beside TDL reuse it."""
+    X = scale_features(key.scaling, _ds.X)
+    return build_graph(X, "knn", n_neighbors=key.n_neighbors, width=key.width)
+
+
+def graph_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
+    """TDL or Laplacian Eigenmaps on every point, on the view's cached graph."""
+    spec, params = request.spec, dict(request.values)
+    if params.get("graph", "knn") != "knn":
+        raise ValueError(
+            f"the dense Gaussian graph of {ds.n_samples:,} points does not fit in memory: choose "
+            "the kNN graph (Graph: knn) for the full data set, or fewer points"
+        )
+    defaults = {p.name: p.default for p in spec.params}
+    key = GraphKey(
+        request.data,
+        request.scaling,
+        int(params.get("n_neighbors", defaults.get("n_neighbors", 10))),
+        params.get("width", defaults.get("width")),
+    )
+    _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
+    graph = graph_of(key, ds)
+    _stage(progress, 2, f"eigensolve: {spec.label}")
+    estimator = spec.make(**params)
+    X = scale_features(request.scaling, ds.X)
+    labels = partial_labels(ds.y, mask) if spec.needs_labels else None
+    estimator.fit(X, labels, graph=graph)
+    Z = np.asarray(estimator.embedding_, dtype=np.float64)
+    accuracy = knn_accuracy(Z[mask], ds.y[mask], Z[~mask], ds.y[~mask])
+    return compute.ViewResult(
+        spec.key,
+        mask,
+        accuracy,
+        Z=Z,
+        eigenvalues=np.asarray(estimator.eigenvalues_, dtype=np.float64),
+        fit_time=float(sum(estimator.timings_.values())),
+    )
+
+
+def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
+    """A learner fitted on at most FIT_CAP labelled points (stratified), every point mapped by its
+    transform, scored by 1-NN from all labelled points."""
+    labelled = np.flatnonzero(mask)
+    keep = labelled[subsample_indices(ds.y[labelled], FIT_CAP, 0)]
+    fit_mask = np.zeros_like(mask)
+    fit_mask[keep] = True
+    fitted = fit_split(
+        request.spec,
+        request.values,
+        ds.X,
+        ds.y,
+        fit_mask,
+        "transductive",
+        preprocess=request.scaling,
+        image_shape=ds.image_shape,
+        data_name=ds.name,
+    )
+    Z = np.asarray(fitted.embedding(), dtype=np.float64)
+    Z = Z[:, None] if Z.ndim == 1 else Z
+    accuracy = knn_accuracy(Z[mask], ds.y[mask], Z[~mask], ds.y[~mask])
+    eigenvalues = getattr(fitted.estimator, "eigenvalues_", None)
+    return compute.ViewResult(
+        request.spec.key,
+        mask,
+        accuracy,
+        Z=Z,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues, dtype=np.float64),
+        fit_time=fitted.fit_time_s,
+        fitted_on=int(keep.size) if keep.size < labelled.size else None,
+    )
+
+
+def input_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
+    """1-NN in the (scaled) input space, all features; the picture is the first two features."""
+    X = scale_features(request.scaling, ds.X, mask)
+    accuracy = knn_accuracy(X[mask], ds.y[mask], X[~mask], ds.y[~mask])
+    return compute.ViewResult(request.spec.key, mask, accuracy, Z=np.asarray(X[:, :2]))
+
+
+def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
+    """The full-size fit of `request` on the view `ds` (labelled: `mask`), in the server's one
+    full-size slot."""
+    spec = request.spec
+    report = None if progress is None else (lambda text: progress(0, 5, text))
+    with heavy.slot(report):
+        if spec.has("graph"):
+            return graph_fit(request, ds, mask, progress)
+        if spec.has("input_space"):
+            return input_fit(request, ds, mask)
+        if spec.has("classifier"):
+            raise ValueError(  # the caller restricts a classifier's view (classifier_data)
+                f"{spec.label} predicts at most {CLASSIFIER_CAP:,} points in the app"
+            )
+        _stage(progress, 2, f"fitting {spec.label} on {FIT_CAP:,} labelled points")
+        return capped_fit(request, ds, mask)
+
+
+def restricted(request: FitRequest, points: int) -> FitRequest:
+    """The request on a stratified subsample of `points` (for the views that refit many times)."""
+    return replace(request, data=replace(request.data, max_points=points))

@@ -1,0 +1,110 @@
+"""The papers' full-size data in the app (issue 26): the full-size path on a mid-size set (fast),
+the heavy-fit queue, the float32 shared copy; the browser test of all 70,000 MNIST digits is in
+tests/test_browser_full_size.py."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from metriclab.ui.shared import heavy
+from metriclab.ui.shared.full_size import FIT_CAP, FULL_SIZE, is_full_size
+from tests.apptest_helpers import figures, run_page, values
+
+
+def test_usps_all_points_take_the_full_size_path_with_a_cached_graph():
+    """/embed?ds=usps&method=le draws all 9,298 digits with WebGL; TDL beside it reuses the
+    graph (one build) and Laplacian Eigenmaps' fit."""
+    from metriclab.ui.shared import full_size
+
+    full_size.graph_of.clear()
+    at = run_page("embed", {"ds": "usps", "method": "le"}, timeout=600)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    fig = figures(at)[0]
+    points = [t for t in fig["data"] if t.get("customdata") is not None]
+    assert {t["type"] for t in points} == {"scattergl"}
+    drawn = sum(len(values(t["customdata"])) for t in points)
+    assert drawn == 9298 and is_full_size(drawn)
+    assert at.select_slider(key="cap").value == "all"
+    calls = []
+    real = full_size.build_graph
+    full_size.build_graph = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        at.query_params.update({"method": "tdl"})
+        at.session_state["method"] = "tdl"
+        at.run()
+    finally:
+        full_size.build_graph = real
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert calls == [], "the kNN graph was built again for TDL"
+    labels = [m.label for m in at.metric]
+    assert "Laplacian Eigenmaps" in labels
+
+
+def test_a_learner_at_full_size_is_fitted_on_a_sample_and_says_so():
+    at = run_page("embed", {"ds": "usps", "method": "nca", "frac": "0.2"}, timeout=600)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    text = " ".join(c.value for c in at.caption)
+    assert f"fitted on {FIT_CAP:,} of the" in text
+
+
+def test_the_views_that_refit_run_on_a_sample_they_name():
+    at = run_page("embed", {"ds": "usps", "method": "tdl", "mode": "scrub"}, timeout=600)
+    assert not at.exception
+    assert any("stratified sample of 2,000 of the 9,298" in i.value for i in at.info)
+
+
+def test_one_full_size_fit_at_a_time_and_the_others_say_their_place():
+    reports: list[str] = []
+    order: list[str] = []
+    release = threading.Event()
+
+    def first():
+        with heavy.slot():
+            order.append("first in")
+            release.wait(5)
+            order.append("first out")
+
+    def second():
+        time.sleep(0.05)
+        with heavy.slot(reports.append, sleep=lambda s: time.sleep(0.01)):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    assert order == ["first in"] and heavy.waiting() == 2
+    assert reports and reports[-1] == "queued behind 1 fit of another session"
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert order == ["first in", "first out", "second in"] and heavy.waiting() == 0
+
+
+def test_a_session_that_leaves_gives_its_place_up():
+    class Stopped(BaseException):  # Streamlit's stop is a BaseException raised in the run
+        pass
+
+    with heavy.slot():
+
+        def report(_):
+            raise Stopped
+
+        with pytest.raises(Stopped), heavy.slot(report):
+            pass
+        assert heavy.waiting() == 1  # only the running fit
+    assert heavy.waiting() == 0
+
+
+def test_a_large_set_is_held_once_in_float32_and_read_only():
+    from metriclab.ui.shared.session_data import named_dataset
+
+    ds = named_dataset("usps")
+    assert ds.X.dtype == np.float32 and not ds.X.flags.writeable
+    assert named_dataset("usps") is ds
+    assert named_dataset("iris").X.dtype == np.float64  # small sets stay exact
+    assert ds.n_samples > FULL_SIZE
