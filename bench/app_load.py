@@ -221,6 +221,38 @@ class WsClient(Client):
                 await tab.close()
 
 
+class MnistClient(WsClient):
+    """One more session that keeps the server's full-size slot busy: TDL on all 70,000 MNIST
+    digits, a λ move after each fit (tens of seconds each). Its times are reported apart; the
+    small-set clients' numbers are the ones the bound is on."""
+
+    @property
+    def embed_query(self) -> dict:
+        return {"ds": "mnist", "method": "tdl"}
+
+    async def run(self, _browser=None) -> None:
+        tab = None
+        try:
+            tab = await StreamlitTab.open(self.base, "embed", self.embed_query, timeout=600)
+            self.deadline = time.monotonic() + self.seconds
+            step = 1
+            while time.monotonic() < self.deadline:
+                options = tab.options(SLIDER_KEY)
+                position = options.index(tab.value(SLIDER_KEY))
+                if not 0 <= position + step < len(options):
+                    step = -step
+                run = await tab.set_select_slider(SLIDER_KEY, options[position + step], timeout=600)
+                if run.errors or "embedding" not in run.charts:
+                    self.errors.append("MNIST: no chart")
+                else:
+                    self.latencies.append(run.charts["embedding"][0] - run.started)
+        except Exception as exc:  # noqa: BLE001 - counted, reported
+            self.error(exc)
+        finally:
+            if tab is not None:
+                await tab.close()
+
+
 class BrowserClient(Client):
     """A Chromium context (Playwright): key presses on the slider, redraws read from the DOM. It
     also times the page's own websocket frames (rerun request sent -> chart message received), the
@@ -327,10 +359,16 @@ async def start_clients(clients: list[Client], browser=None) -> None:
     await asyncio.gather(*tasks)
 
 
-async def run_clients(n: int, base: str, seconds: float, soak: bool, kind: str):
+async def run_clients(
+    n: int, base: str, seconds: float, soak: bool, kind: str, mnist: MnistClient | None = None
+):
     if kind == "ws":
         clients = [WsClient(i, base, seconds, soak) for i in range(n)]
+        heavy = [] if mnist is None else [asyncio.create_task(mnist.run())]
+        if heavy:
+            await asyncio.sleep(5)  # the MNIST fit has started before the small-set clients
         await start_clients(clients)
+        await asyncio.gather(*heavy)
         return clients
     from playwright.async_api import async_playwright
 
@@ -351,14 +389,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = None) -> dict:
+def one_run(
+    n: int, seconds: float, soak: bool, kind: str, env: dict | None = None, mnist: bool = False
+) -> dict:
     proc = start_app(free_port(), env={"METRICLAB_TIMING": "1", **(env or {})})
     base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
     sampler = MemorySampler(proc.pid, every_s=1.0 if not soak else 5.0)
     sampler.start()
     load_before = os.getloadavg()[0]
+    heavy = MnistClient(n, base, seconds, soak) if mnist else None
     try:
-        clients = asyncio.run(run_clients(n, base, seconds, soak, kind))
+        clients = asyncio.run(run_clients(n, base, seconds, soak, kind, heavy))
     finally:
         sampler.stopped.set()
         sampler.join()
@@ -396,6 +437,8 @@ def one_run(n: int, seconds: float, soak: bool, kind: str, env: dict | None = No
         "samples": sampler.samples,
         "loads": [load_before] + [load for _, _, load, _ in sampler.samples],
         "cpu_per_move_s": cpu_per_move,
+        "mnist_moves": [] if heavy is None else heavy.latencies,
+        "mnist_errors": [] if heavy is None else heavy.errors,
     }
 
 
@@ -412,7 +455,14 @@ def main(argv=None) -> int:
         metavar="NAME=VALUE",
         help="extra environment for the server (e.g. a Streamlit option to compare)",
     )
+    parser.add_argument(
+        "--with-mnist",
+        action="store_true",
+        help="one more (ws) session fitting TDL on all of MNIST throughout, reported apart",
+    )
     args = parser.parse_args(argv)
+    if args.with_mnist and args.client != "ws":
+        parser.error("--with-mnist runs with the ws clients")
     if any(not 1 <= n <= MAX_CLIENTS for n in args.clients):
         parser.error(f"clients must be between 1 and {MAX_CLIENTS}")
     if not 0 < args.seconds <= MAX_SECONDS:
@@ -426,7 +476,7 @@ def main(argv=None) -> int:
     results = []
     for n in args.clients:
         print(f"running N={n} {args.client} for {args.seconds:.0f} s ...", file=sys.stderr)
-        results.append(one_run(n, args.seconds, args.soak, args.client, env))
+        results.append(one_run(n, args.seconds, args.soak, args.client, env, args.with_mnist))
         r = results[-1]
         print(
             f"N={n}: {r['moves']} moves, median {r['median_s']:.3f} s, p95 {r['p95_s']:.3f} s, "
@@ -458,6 +508,17 @@ def main(argv=None) -> int:
                 f"\nN={r['n']} browser, medians: key press → request {r['press_median_s']:.3f} s, "
                 f"request → chart message {r['wire_median_s']:.3f} s, the rest (rendering, "
                 f"until the new data are in the DOM) {rest:.3f} s"
+            )
+    for r in results:
+        if args.with_mnist:
+            moves = ", ".join(f"{v:.1f}" for v in r["mnist_moves"])
+            print(
+                f"\nN={r['n']}, meanwhile one session on all of MNIST (TDL): λ moves {moves or '—'} s"
+                + (
+                    f"; errors: {'; '.join(sorted(set(r['mnist_errors'])))}"
+                    if r["mnist_errors"]
+                    else ""
+                )
             )
     for r in results:
         if r["errors"]:

@@ -279,7 +279,11 @@ def cmd_claims(args) -> int:
     from metriclab.reproduce import verdicts
 
     tables = Path(args.tables) if args.tables else verdicts.DEFAULT_TABLES
-    results = verdicts.evaluate_all(tables)
+    try:
+        results = verdicts.evaluate_all(tables)
+    except (KeyError, ValueError) as exc:  # a table the claims cannot read: say which, one line
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
     block = verdicts.markdown_table(results)
     if args.write:
         readme = tables / "README.md"

@@ -428,21 +428,22 @@ def variant_fit(counts: dict, paper_counts) -> float:
 
 
 def _fit_rows(row: str, n_test: int, fits: dict[str, float], protocol: str) -> dict:
-    """One row per Table-1 row: the variant whose counts come nearest the paper's, and all."""
+    """One row per Table-1 row: the variant whose counts come nearest the paper's (named in the
+    method, with the others' gaps in the note; the method column stays the same in every mode)."""
     best = min(fits, key=fits.get)
     listed = "; ".join(
         f"{name}: {value:.1f}" for name, value in sorted(fits.items(), key=lambda kv: kv[1])
     )
     return dict(
         setting=f"{row}: which preprocessing fits the paper",
-        method=best,
+        method="nearest reading",
         metric=f"mean |ours − paper| over the 4 cells (of {n_test} test points)",
         paper=0.0,
         ours_mean=fits[best],
         ours_std=0.0,
         n_splits=0,
         protocol=protocol,
-        note=f"nearest variant first: {listed}",
+        note=f"nearest: {best}; every variant, nearest first: {listed}",
     )
 
 

@@ -41,7 +41,10 @@ SHOTS = [
     ("tangent.png", "/tangent?tds=usps&pool=1000&q=7", [("button", "Compute error rates")], 1300),
     ("embed-code.png", "/embed?ds=iris&method=nca&frac=0.2&pp=standardise", [("text", "Show the code")], 1000),
     ("present.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2&present=1", [], 1000),
-    ("reproduce.png", "/reproduce?exp=tdl-uci", [("tab", "Fast run (live)"), ("button", "Run fast version")], 1300),
+    ("reproduce.png", "/reproduce?show=tables&exp=tdl-uci", [("tab", "Fast run (live)"), ("button", "Run fast version")], 1300),
+    ("claims.png", "/reproduce?paper=tdl", [], 1300),
+    ("lesson.png", "/lessons?lesson=tdl&step=3", [], 1100),
+    ("embed-mnist.png", "/embed?ds=mnist&method=tdl", [], 1100),
 ]  # fmt: skip
 
 
