@@ -82,7 +82,8 @@ def show_scores(page: EmbedPage, result, fitted_references) -> None:
     for col, (label, fitted) in zip(cols[1:], fitted_references, strict=False):
         col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy, {label}")
     cols[-1].metric(
-        "labeled / unlabeled", f"{int(result.mask.sum())} / {int((~result.mask).sum())}"
+        "labeled / unlabeled",
+        f"{_count(int(result.mask.sum()))} / {_count(int((~result.mask).sum()))}",
     )
     sentence = split_sentence(page, result, fitted_references)
     if sentence:
@@ -194,6 +195,11 @@ def _parameter_column(page: EmbedPage) -> dict:
             help=f"every parameter of {spec.label} back to its default",
         )
     return params
+
+
+def _count(n: int) -> str:
+    """A point count short enough for a metric tile: 929, 8,369, 63k."""
+    return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n:,}"
 
 
 def clicked_point(key: str) -> int | None:
