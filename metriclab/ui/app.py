@@ -8,11 +8,13 @@ import streamlit as st
 from metriclab.ui import ICON
 from metriclab.ui.navigation import navigation_pages
 from metriclab.ui.shared import presentation
+from metriclab.ui.shared.history import one_entry_per_page
 from metriclab.ui.shared.state import notice_area
 
 
 def run() -> None:
     st.set_page_config(page_title="metriclab", page_icon=str(ICON), layout="wide")
+    one_entry_per_page()  # before this run's first URL update
     notice_area()  # this run's place for notices (before the toggle, which may need one)
     presentation.controls()  # sidebar toggle, URL ?present=1
     st.navigation(navigation_pages()).run()

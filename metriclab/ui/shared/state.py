@@ -317,14 +317,17 @@ def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
     remembered, so that a link value this session did not write can be told apart (`seed`)."""
     written = st.session_state.setdefault(_PUBLISHED, {})
     current = st.query_params.to_dict()
+    wanted = {
+        key: text
+        for key, text in current.items()
+        if key in values or not any(key.startswith(p) for p in prune)
+    }
     for key, value in values.items():
-        text = encode(value)
-        written[key] = text
-        if current.get(key) != text:
-            st.query_params[key] = text
-    for key in current:
-        if key not in values and any(key.startswith(p) for p in prune):
-            del st.query_params[key]
+        wanted[key] = written[key] = encode(value)
+    if (
+        wanted != current
+    ):  # one URL update per call: the browser gets one history entry, not one a key
+        st.query_params.from_dict(wanted)
 
 
 def form_is_ready(name: str, keys: Sequence[str]) -> bool:
