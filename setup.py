@@ -12,6 +12,7 @@ LAB_FOLDERS = {
     "metriclab._sample_data": "sample_data",
     "metriclab._pages": "pages",
     "metriclab._reproduction": "docs/reproduction",
+    "metriclab._reproduction.splits": "docs/reproduction/splits",  # a folder is a package to setuptools
 }
 
 setup(
@@ -20,7 +21,8 @@ setup(
     package_data={
         "metriclab._sample_data": ["*.npz", "catalog.json", "PROVENANCE.md"],
         "metriclab._pages": ["*.py"],
-        "metriclab._reproduction": ["*.md", "*.csv", "splits/*.csv.gz"],
+        "metriclab._reproduction": ["*.md", "*.csv"],
+        "metriclab._reproduction.splits": ["*.csv.gz"],
         "metriclab.ui.assets": ["*.png"],
         "metriclab.ui.lessons": ["*.toml"],
         "metriclab.reproduce": ["*.toml"],

@@ -48,7 +48,6 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = "metriclab"
-html_static_path = ["_static"]
 html_logo = str(HERE.parents[1] / "metriclab" / "ui" / "assets" / "favicon.png")
 html_favicon = html_logo
 html_theme_options = {
