@@ -160,6 +160,15 @@ class Client:
         self.errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
 
 
+def next_value(tab: StreamlitTab, step: int) -> tuple[str, int]:
+    """The λ slider's next option `step` places on, turning back at either end (and the step)."""
+    options = tab.options(SLIDER_KEY)
+    position = options.index(tab.value(SLIDER_KEY))
+    if not 0 <= position + step < len(options):
+        step = -step
+    return options[position + step], step
+
+
 class WsClient(Client):
     """Streamlit's websocket protocol without a renderer (bench/stream_client.py); one session, in
     which it uploads on the Data page and moves the slider on the Embed page."""
@@ -178,12 +187,9 @@ class WsClient(Client):
             raise ProtocolError(f"Embed page without its chart: {run.errors[:1]}")
 
     async def move(self, tab: StreamlitTab, step: int) -> int:
-        options = tab.options(SLIDER_KEY)
-        position = options.index(tab.value(SLIDER_KEY))
-        if not 0 <= position + step < len(options):
-            step = -step
+        value, step = next_value(tab, step)
         before = chart_points(tab.charts["embedding"])
-        run = await tab.set_select_slider(SLIDER_KEY, options[position + step], timeout=120)
+        run = await tab.set_select_slider(SLIDER_KEY, value, timeout=120)
         chart = run.charts.get("embedding")
         if run.errors:
             self.errors.append("error box on the page")
@@ -237,11 +243,8 @@ class MnistClient(WsClient):
             self.deadline = time.monotonic() + self.seconds
             step = 1
             while time.monotonic() < self.deadline:
-                options = tab.options(SLIDER_KEY)
-                position = options.index(tab.value(SLIDER_KEY))
-                if not 0 <= position + step < len(options):
-                    step = -step
-                run = await tab.set_select_slider(SLIDER_KEY, options[position + step], timeout=600)
+                value, step = next_value(tab, step)
+                run = await tab.set_select_slider(SLIDER_KEY, value, timeout=600)
                 if run.errors or "embedding" not in run.charts:
                     self.errors.append("MNIST: no chart")
                 else:
@@ -509,17 +512,13 @@ def main(argv=None) -> int:
                 f"request → chart message {r['wire_median_s']:.3f} s, the rest (rendering, "
                 f"until the new data are in the DOM) {rest:.3f} s"
             )
-    for r in results:
-        if args.with_mnist:
-            moves = ", ".join(f"{v:.1f}" for v in r["mnist_moves"])
-            print(
-                f"\nN={r['n']}, meanwhile one session on all of MNIST (TDL): λ moves {moves or '—'} s"
-                + (
-                    f"; errors: {'; '.join(sorted(set(r['mnist_errors'])))}"
-                    if r["mnist_errors"]
-                    else ""
-                )
-            )
+    for r in results if args.with_mnist else []:
+        moves = ", ".join(f"{v:.1f}" for v in r["mnist_moves"])
+        errors = "; ".join(sorted(set(r["mnist_errors"])))
+        print(
+            f"\nN={r['n']}, meanwhile one session on all of MNIST (TDL): λ moves {moves or '—'} s"
+            + (f"; errors: {errors}" if errors else "")
+        )
     for r in results:
         if r["errors"]:
             kinds = sorted(set(r["errors"]))

@@ -244,11 +244,13 @@ def direction_part(table: Table, spec: dict, lower_is_better: bool, same: bool =
         raise ValueError(f"{table.name}: {better} and {worse} have different split counts")
     result, d, p = outcome(a, b, lower_is_better, per_image)
     label = spec.get("label") or setting
+    if per_image:
+        over = f", McNemar over {a.size} test images"
+    else:
+        over = f", {a.size} splits" if a.size > 1 else ""
     text = (
         f"{spec.get('short_better', better)} {_num(a.mean())} vs {spec.get('short_worse', worse)} "
-        f"{_num(b.mean())} ({'+' if d > 0 else ''}{_num(d)}, {_p(p)}"
-        + (f", McNemar over {a.size} test images)" if per_image else "")
-        + (f", {a.size} splits)" if a.size > 1 and not per_image else "" if per_image else ")")
+        f"{_num(b.mean())} ({'+' if d > 0 else ''}{_num(d)}, {_p(p)}{over})"
     )
     return Part(label, result == 0 if same else result == 1, text)
 

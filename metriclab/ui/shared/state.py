@@ -324,9 +324,8 @@ def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
     }
     for key, value in values.items():
         wanted[key] = written[key] = encode(value)
-    if (
-        wanted != current
-    ):  # one URL update per call: the browser gets one history entry, not one a key
+    # one URL update per call (not one a key): the browser gets one history entry for it
+    if wanted != current:
         st.query_params.from_dict(wanted)
 
 
