@@ -8,33 +8,36 @@ accuracy of the 1-D embedding rises above LE's in a window of λ and falls back 
 sits where λ·L is comparable to C′, so it moves with the Laplacian's normalization.
 """
 
-import matplotlib.pyplot as plt
 import numpy as np
+import plotly.graph_objects as go
 
 from metriclab import TDL, LaplacianEigenmaps
 from metriclab.datasets import load
-from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
+from metriclab.evaluation import embedding_accuracy, labeled_mask, partial_labels
 
 ds = load("harder_moons")
 lambdas = [0.25, 1, 4, 16, 64, 256, 1024]
 masks = [labeled_mask(ds.y, per_class=5, seed=s) for s in range(5)]
-fig, ax = plt.subplots(figsize=(6, 3.5))
-for laplacian in ("symmetric", "unnormalized"):
+fig = go.Figure()
+for laplacian, colour in (("symmetric", "#1f77b4"), ("unnormalized", "#ff7f0e")):
     common = dict(n_components=1, n_neighbors=10, width=0.25, laplacian=laplacian)
     le = LaplacianEigenmaps(**common).fit(ds.X).embedding_
-    curve, base = [], []
+    curve = []
     for lam in lambdas:
         scores = []
         for mask in masks:
             Z = TDL(lam=lam, k=5, **common).fit(ds.X, partial_labels(ds.y, mask)).embedding_
-            scores.append(knn_accuracy(Z[mask], ds.y[mask], Z[~mask], ds.y[~mask]))
+            scores.append(embedding_accuracy(Z, ds.y, mask))
         curve.append(np.mean(scores))
-    base = np.mean([knn_accuracy(le[m], ds.y[m], le[~m], ds.y[~m]) for m in masks])
-    (line,) = ax.plot(lambdas, curve, marker="o", label=f"TDL, {laplacian}")
-    ax.axhline(base, color=line.get_color(), ls=":", label=f"LE, {laplacian}")
-ax.set_xscale("log")
-ax.set_xlabel("λ")
-ax.set_ylabel("1-NN accuracy (mean of 5 splits)")
-ax.legend(fontsize=8)
-fig.tight_layout()
-plt.show()
+    base = np.mean([embedding_accuracy(le, ds.y, m) for m in masks])
+    fig.add_scatter(x=lambdas, y=curve, name=f"TDL, {laplacian}", line_color=colour)
+    fig.add_scatter(
+        x=[lambdas[0], lambdas[-1]],
+        y=[base, base],
+        mode="lines",
+        name=f"LE, {laplacian}",
+        line=dict(color=colour, dash="dot"),
+    )
+fig.update_xaxes(type="log", title="λ")
+fig.update_yaxes(title="1-NN accuracy (mean of 5 splits)")
+fig.show()

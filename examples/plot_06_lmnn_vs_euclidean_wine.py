@@ -8,8 +8,8 @@ the Euclidean distance, NCA and LMNN (k = 3). Each line joins one split's three 
 paired differences are visible.
 """
 
-import matplotlib.pyplot as plt
 import numpy as np
+import plotly.graph_objects as go
 
 from metriclab import LMNN, NCA
 from metriclab.datasets import load
@@ -29,11 +29,10 @@ for _, mask in splits(ds.y, 10, n_train=30, seed=0):
         ]
     )
 rows = np.array(rows)
-fig, ax = plt.subplots(figsize=(5, 3.8))
-ax.plot([0, 1, 2], rows.T, color="0.7", lw=0.8)
-ax.plot([0, 1, 2], rows.mean(axis=0), color="k", marker="o", lw=2, label="mean")
-ax.set_xticks([0, 1, 2], ["Euclidean", "NCA", "LMNN"])
-ax.set_ylabel("1-NN accuracy")
-ax.legend()
-fig.tight_layout()
-plt.show()
+methods = ["Euclidean", "NCA", "LMNN"]
+fig = go.Figure()
+for row in rows:  # one grey line per split
+    fig.add_scatter(x=methods, y=row, mode="lines", line_color="#bbbbbb", showlegend=False)
+fig.add_scatter(x=methods, y=rows.mean(axis=0), name="mean", line=dict(color="black", width=3))
+fig.update_yaxes(title="1-NN accuracy")
+fig.show()

@@ -7,8 +7,7 @@ Every claim of the four papers has a verdict computed by one rule from the commi
 paper.
 """
 
-import matplotlib.pyplot as plt
-import numpy as np
+import plotly.graph_objects as go
 
 from metriclab.reproduce import verdicts
 
@@ -16,18 +15,16 @@ results = verdicts.evaluate_all()
 papers = list(verdicts.PAPERS)
 words = ["yes", "yes (tests)", "yes (bench)", "partly", "no", "not run"]
 colours = ["#2a9d4b", "#6cc08b", "#9ed8b0", "#e9b43c", "#d1495b", "#9a9a9a"]
-counts = np.array(
-    [[sum(v.word == w and v.claim["paper"] == p for v in results) for w in words] for p in papers]
-)
-
-fig, ax = plt.subplots(figsize=(7, 3))
-left = np.zeros(len(papers))
-for column, (word, colour) in enumerate(zip(words, colours, strict=True)):
-    ax.barh(
-        [verdicts.PAPERS[p] for p in papers], counts[:, column], left=left, color=colour, label=word
+fig = go.Figure()
+for word, colour in zip(words, colours, strict=True):
+    counts = [sum(v.word == word and v.claim["paper"] == p for v in results) for p in papers]
+    fig.add_bar(
+        y=[verdicts.PAPERS[p] for p in papers],
+        x=counts,
+        name=word,
+        orientation="h",
+        marker_color=colour,
     )
-    left += counts[:, column]
-ax.set_xlabel("claims")
-ax.legend(fontsize=8, ncol=3, loc="lower right")
-fig.tight_layout()
-plt.show()
+fig.update_layout(barmode="stack", height=320)
+fig.update_xaxes(title="claims")
+fig.show()
