@@ -252,11 +252,28 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         return X, y
 
     def fit(self, X, y=None, graph=None, cost=None):
-        """Embed X (y: labels, -1 = unlabeled). `graph`: an optional (W, width) pair from
-        `metriclab.graphs.build_graph` on this X with this model's graph parameters, reused by
-        fits that differ only in the labels or λ (the splits of a reproduction); graph and `cost`
-        (TDL: the n × n cost matrix C of Eq. (6), `cost_matrix`) may come from another prior
-        metric than the Euclidean one, e.g. the tangent distance (Section 5.3)."""
+        """Embed the points X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            All points, labelled and unlabelled.
+        y : array-like of shape (n_samples,), default=None
+            Integer class labels, -1 for an unlabelled point (ignored by LaplacianEigenmaps).
+        graph : tuple (W, width), optional
+            A graph from :func:`metriclab.graphs.build_graph` on this X with this model's graph
+            parameters, reused by fits that differ only in the labels or λ (the splits of a
+            reproduction), or built from another prior metric than the Euclidean one (the
+            tangent distance, Section 5.3).
+        cost : sparse matrix of shape (n_samples, n_samples), optional
+            TDL's cost matrix C of Eq. (6) (:func:`metriclab.methods.spectral.cost_matrix`),
+            when its neighbours come from another prior metric.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = self._validate_common(X, y)
         n = X.shape[0]
         if graph is not None and getattr(graph[0], "shape", None) != (n, n):
@@ -327,6 +344,22 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         )
 
     def fit_transform(self, X, y=None, **fit_params):
+        """Embed the points X and return their embedding.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            All points, labelled and unlabelled.
+        y : array-like of shape (n_samples,), default=None
+            Integer class labels, -1 for an unlabelled point.
+        **fit_params : dict
+            Passed to `fit` (``graph``, ``cost``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            ``embedding_``.
+        """
         return self.fit(X, y).embedding_
 
     # ---- out-of-sample map: Lemma 6 / Eq. (7) ----
@@ -385,7 +418,22 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         self._out_of_sample.value = (alpha * signs, width)
 
     def transform(self, X):
-        """Out-of-sample embedding f(x) = Σ_i α_i exp(-||x_i - x||² / kernel_width) (Lemma 6)."""
+        """Map new points with the out-of-sample map (Lemma 6).
+
+        f(x) = Σ_i α_i exp(-‖x_i - x‖² / kernel_width), with α from the generalized
+        eigenproblem of Eq. (7) on the training points (computed on the first call; up to
+        4000 training points).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            The points to map.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+            Their coordinates in the embedding.
+        """
         check_is_fitted(self, "embedding_")
         # scikit-learn's feature-count check and message ("X has 3 features, but TDL is expecting 2")
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -407,32 +455,118 @@ class _LazyMap:
 
 
 class TDL(_GraphSpectralEmbedding):
-    """Transductive distance learning (Li, Yang & Wang 2007): embedding from C' + λL.
+    """Transductive distance learning (Li, Yang & Wang 2007): an embedding from C' + λL.
+
+    The embedding of all points, labelled and unlabelled, is given by the eigenvectors of
+    C' + λP' with the smallest eigenvalues, the trivial one removed (Eq. 3, Algorithm 1): the cost
+    C' pulls each labelled point towards its k nearest labelled same-class neighbours and pushes
+    it from its k nearest other-class ones (Eq. 6), and the graph-Laplacian penalty P' = L keeps
+    the embedding smooth on a neighbourhood graph of all points. ``transform`` maps new points by
+    the representer theorem (Lemma 6).
+
+    Read more in the :doc:`user guide </user_guide/tdl>`.
 
     Parameters
     ----------
-    n_components : output dimension (eigenvectors kept after the trivial one).
-    lam : λ, weight of the graph-Laplacian penalty against the label cost (paper: 16 on two
-        moons, 1024 on UCI, 128 on MNIST).
-    k : labeled same-class / other-class neighbours per labeled point in the cost (Eq. 6).
-    n_neighbors : k of the kNN graph (also used to pick the automatic width).
-    width : heat width t of exp(-d²/t); None = mean squared kNN distance, reported as `width_`.
-    graph : "knn" (sparse) or "full" (dense Gaussian, small n).
-    weights : "heat" or "binary" kNN weights.
-    laplacian : "unnormalized" (D - W; the reading that reproduces the paper's Table 1),
-        "symmetric" (I - D^-1/2 W D^-1/2; TDL above LE at Figure 1's λ) or "random_walk" (see the
-        module docstring).
-    cost_scale : "sum" (Eq. 3: Σ_i C'_i) or "mean" (Eqs. 1-2: (1/n) Σ_i C'_i, n labeled points).
-    eigen_solver : "auto", "dense", "arpack", "filtered", "shift-invert" or "lobpcg"
-        (`metriclab.eigen`).
-    kernel_penalty : γ, weight of ‖f‖²_H in the out-of-sample problem (Eq. 7).
-    kernel_width : width of the out-of-sample Gaussian kernel; None = `width_`.
-    verbose : 0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
+    n_components : int, default=2
+        Output dimension: eigenvectors kept after the trivial one.
+    lam : float, default=16.0
+        λ, the weight of the graph-Laplacian penalty against the label cost (the paper: 16 on
+        two moons, 1024 on UCI, 128 on MNIST). 0 leaves the cost alone.
+    k : int, default=5
+        Labelled same-class and other-class neighbours per labelled point in the cost (Eq. 6;
+        fewer where a class has fewer).
+    n_neighbors : int, default=10
+        k of the kNN graph (also the neighbours whose distances set the automatic width).
+    width : float or None, default=None
+        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
+        reported as ``width_``.
+    graph : {"knn", "full"}, default="knn"
+        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
+    weights : {"heat", "binary"}, default="heat"
+        kNN edge weights: exp(-d²/t), or 1.
+    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
+        The penalty: L = D - W (Eq. 3 as written; the reading that reproduces the paper's
+        Table 1), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
+        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
+        module docstring of :mod:`metriclab.methods.spectral`.
+    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
+            default="auto"
+        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
+        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
+        The path taken is ``eigen_solver_``.
+    kernel_penalty : float, default=1e-3
+        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
+        interpolates ``embedding_`` at the training points, larger smooths the map.
+    kernel_width : float or None, default=None
+        Width of the out-of-sample Gaussian kernel; None: ``width_``.
+    tol : float, default=0.0
+        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
+        solver ignores it.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
+        the solver's tolerance; signs are fixed after solving).
+    cost_scale : {"sum", "mean"}, default="sum"
+        Σ_i C'_i as in Eq. (3), or (1/n) Σ_i C'_i over the n labelled points as in Eqs. (1)-(2)
+        (the same as λ·n).
+    verbose : int, default=0
+        0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
 
-    Attributes: embedding_ (n × n_components), eigenvalues_, affinity_ (sparse W), cost_ (sparse C),
-    width_, degrees_, eigen_solver_ (the path "auto" took), eigen_residual_ (max relative residual
-    ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs). y == -1 marks unlabeled points;
-    `fit(X, y)` embeds all of X.
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The embedding of the points `fit` was given (labelled and unlabelled).
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
+    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The graph's weights W.
+    degrees_ : ndarray of shape (n_samples,)
+        The degrees d_i = Σ_j W_ij.
+    width_ : float
+        The heat width used.
+    eigen_solver_ : str
+        The solver that ran (the path "auto" took).
+    eigen_residual_ : float
+        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
+    timings_ : dict
+        Seconds spent per stage (graph, cost, eigensolve).
+    n_features_in_ : int
+        Number of features seen during `fit`.
+    cost_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The symmetric label cost C of Eq. (6) (non-zero on labelled rows and columns only).
+    lam_ : float
+        The λ used.
+
+    See Also
+    --------
+    LaplacianEigenmaps : The same embedding without labels (C = 0).
+    sklearn.manifold.SpectralEmbedding : scikit-learn's Laplacian Eigenmaps.
+
+    Notes
+    -----
+    ``y == -1`` marks an unlabelled point, scikit-learn's convention for semi-supervised
+    learning; ``fit(X, y)`` embeds all of X. Labelled points of at least two classes are needed.
+
+    References
+    ----------
+    F. Li, J. Yang and J. Wang, "A transductive framework of distance metric learning by
+    spectral dimensionality reduction", ICML 2007.
+
+    Examples
+    --------
+    >>> from metriclab import TDL
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import embedding_accuracy, labeled_mask, partial_labels
+    >>> ds = load("two_moons")
+    >>> mask = labeled_mask(ds.y, per_class=5, seed=0)
+    >>> tdl = TDL(n_components=1, lam=16, laplacian="symmetric")
+    >>> tdl = tdl.fit(ds.X, partial_labels(ds.y, mask))
+    >>> tdl.embedding_.shape
+    (200, 1)
+    >>> 0.5 < embedding_accuracy(tdl.embedding_, ds.y, mask) <= 1.0
+    True
+    >>> tdl.transform(ds.X[:3]).shape
+    (3, 1)
     """
 
     def __init__(
@@ -489,8 +623,86 @@ class TDL(_GraphSpectralEmbedding):
 class LaplacianEigenmaps(_GraphSpectralEmbedding):
     """Laplacian Eigenmaps (Belkin & Niyogi 2003): TDL with C = 0 and λ = 1 (Section 2.2).
 
-    Uses no labels (`fit(X, y)` accepts and ignores y); same graph, Laplacian and solver options
-    and the same out-of-sample map as `TDL`.
+    The eigenvectors of the graph Laplacian with the smallest eigenvalues, the trivial one
+    removed. Uses no labels (``fit(X, y)`` accepts and ignores y); the same graph, Laplacian and
+    solver options and the same out-of-sample map as :class:`TDL`, so that the two compare on
+    one graph.
+
+    Read more in the :doc:`user guide </user_guide/tdl>`.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Output dimension: eigenvectors kept after the trivial one.
+    n_neighbors : int, default=10
+        k of the kNN graph (also the neighbours whose distances set the automatic width).
+    width : float or None, default=None
+        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
+        reported as ``width_``.
+    graph : {"knn", "full"}, default="knn"
+        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
+    weights : {"heat", "binary"}, default="heat"
+        kNN edge weights: exp(-d²/t), or 1.
+    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
+        The penalty: L = D - W (Eq. 3 as written; the reading that reproduces the paper's
+        Table 1), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
+        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
+        module docstring of :mod:`metriclab.methods.spectral`.
+    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
+            default="auto"
+        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
+        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
+        The path taken is ``eigen_solver_``.
+    kernel_penalty : float, default=1e-3
+        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
+        interpolates ``embedding_`` at the training points, larger smooths the map.
+    kernel_width : float or None, default=None
+        Width of the out-of-sample Gaussian kernel; None: ``width_``.
+    tol : float, default=0.0
+        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
+        solver ignores it.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
+        the solver's tolerance; signs are fixed after solving).
+    verbose : int, default=0
+        0 prints nothing; 1 prints each stage (graph, eigensolve) with its time.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The embedding of the points `fit` was given (labelled and unlabelled).
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
+    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The graph's weights W.
+    degrees_ : ndarray of shape (n_samples,)
+        The degrees d_i = Σ_j W_ij.
+    width_ : float
+        The heat width used.
+    eigen_solver_ : str
+        The solver that ran (the path "auto" took).
+    eigen_residual_ : float
+        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
+    timings_ : dict
+        Seconds spent per stage (graph, cost, eigensolve).
+    n_features_in_ : int
+        Number of features seen during `fit`.
+
+    See Also
+    --------
+    TDL : The same embedding with a label cost.
+    sklearn.manifold.SpectralEmbedding : scikit-learn's Laplacian Eigenmaps.
+
+    Examples
+    --------
+    >>> from metriclab import LaplacianEigenmaps
+    >>> from metriclab.datasets import load
+    >>> ds = load("swiss_roll")
+    >>> le = LaplacianEigenmaps(n_components=2, n_neighbors=10).fit(ds.X)
+    >>> le.embedding_.shape == (ds.X.shape[0], 2)
+    True
+    >>> bool(le.eigenvalues_[0] <= le.eigenvalues_[1])
+    True
     """
 
     def __init__(
@@ -522,6 +734,23 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.verbose = verbose
 
     def fit(self, X, y=None, graph=None):
+        """Embed the points X (no labels).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points.
+        y : None
+            Ignored (accepted for pipelines and for fitting beside TDL).
+        graph : tuple (W, width), optional
+            A graph from :func:`metriclab.graphs.build_graph` on this X with this model's
+            graph parameters.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         return super().fit(X, None, graph)
 
     def _cost_and_lam(self, X, y, cost=None):
