@@ -11,6 +11,7 @@ with ``fig.show()`` or as the last line of a notebook cell, save it with ``fig.w
 - :func:`dissimilarity`: a learned dissimilarity matrix (or the distances in any embedding) with
   rows and columns sorted by class.
 - :func:`window_map`: an estimator's accuracy minus a baseline's over a grid of two parameters.
+- :func:`images`: images (digits, tangent vectors) side by side with their captions.
 - :func:`comparison`: accuracy per method over seeded splits, from estimators or from
   :func:`metriclab.evaluation.compare`'s table.
 
@@ -40,6 +41,7 @@ __all__ = [
     "comparison",
     "dissimilarity",
     "embedding",
+    "images",
     "use_notebook_renderer",
     "window_map",
 ]
@@ -474,3 +476,56 @@ def comparison(
             accuracy = embedding_accuracy(Z, y, mask)
             rows.append({"dataset": dataset_name, "label": name, "accuracy": accuracy})
     return plots.comparison_boxes(pd.DataFrame(rows), title=title)
+
+
+def images(
+    X,
+    image_shape: tuple[int, int],
+    *,
+    titles: Sequence[str] | None = None,
+    n_cols: int = 10,
+    signed: bool = False,
+    title: str | None = None,
+) -> go.Figure:
+    """Draw images side by side, each with its caption.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_images, height * width)
+        One image per row (``Dataset.X`` of an image data set, or tangent vectors).
+    image_shape : tuple of int
+        (height, width) of every image (``Dataset.image_shape``).
+    titles : sequence of str, optional
+        A caption per image.
+    n_cols : int, default=10
+        Images per row of the grid.
+    signed : bool, default=False
+        Draw signed images (tangent vectors, differences) red and blue around a white 0, instead
+        of grey levels.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heat map holding the tiled images.
+
+    See Also
+    --------
+    metriclab.tangent_neighbours : The nearest images under tangent distance.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> from metriclab.plotting import images
+    >>> ds = load("digits")
+    >>> fig = images(ds.X[:5], ds.image_shape, titles=[str(c) for c in ds.y[:5]])
+    >>> fig.data[0].type
+    'heatmap'
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != int(np.prod(image_shape)):
+        raise ValueError(f"images of shape {X.shape} are not rows of {tuple(image_shape)} pixels")
+    return plots.image_grid(
+        X, tuple(image_shape), titles=titles, n_cols=n_cols, title=title, signed=signed
+    )

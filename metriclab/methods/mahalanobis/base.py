@@ -40,16 +40,35 @@ class MetricLearnInterface:
     `pair_distance(pairs)` and `pair_score(pairs)`, with metric-learn's signatures."""
 
     def get_mahalanobis_matrix(self):
-        """M = LᵀL (metric-learn's name): symmetric positive semi-definite."""
+        """Return the learned Mahalanobis matrix M = LᵀL (metric-learn's name).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+            M, symmetric positive semi-definite: d(x, y)² = (x − y)ᵀ M (x − y).
+        """
         return self._metric_matrix()
 
     def mahalanobis_matrix(self):
-        """M = LᵀL (d × d, symmetric positive semi-definite); `get_mahalanobis_matrix` too."""
+        """Return the learned Mahalanobis matrix M = LᵀL (as `get_mahalanobis_matrix`).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+            M, symmetric positive semi-definite.
+        """
         return self._metric_matrix()
 
     def get_metric(self):
-        """A function d(u, v) of two 1-D points (`squared=True` for d²), usable as
-        `KNeighborsClassifier(metric=model.get_metric())`, as metric-learn's."""
+        """Return the learned distance as a function of two points, as metric-learn's.
+
+        Returns
+        -------
+        callable
+            ``metric(u, v, squared=False)``: the learned distance between two 1-D points (its
+            square with ``squared=True``), usable as
+            ``KNeighborsClassifier(metric=model.get_metric())``.
+        """
         self._metric_matrix()  # fitted?
         transform = self._metric_map
 
@@ -62,13 +81,37 @@ class MetricLearnInterface:
         return metric
 
     def pair_distance(self, pairs, b=None):
-        """Distances of pairs: `pairs` of shape (n_pairs, 2, n_features) as metric-learn takes
-        them, or two arrays `pairs` and `b` of the same shape (rows paired, the older form)."""
+        """Return the learned distance of each pair of points.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features)
+            The pairs, as metric-learn takes them; or, with `b`, the first points of the pairs,
+            of shape (n_pairs, n_features).
+        b : array-like of shape (n_pairs, n_features), optional
+            The second points of the pairs (rows paired with those of `pairs`).
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            The distances.
+        """
         a, b = _split_pairs(pairs, b)
         return np.linalg.norm(self._metric_map(a) - self._metric_map(b), axis=1)
 
     def pair_score(self, pairs):
-        """metric-learn's score of pairs: the opposite of their distance (higher = more similar)."""
+        """Return metric-learn's score of each pair: the opposite of its distance.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features)
+            The pairs.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            Minus the distances: higher is more similar.
+        """
         return -self.pair_distance(pairs)
 
 
@@ -98,7 +141,18 @@ class MahalanobisMixin(
     """
 
     def transform(self, X):
-        """Map X into the learned space: X Lᵀ (n × n_components)."""
+        """Map points into the learned space: X Lᵀ.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Their coordinates, in which the Euclidean distance is the learned one.
+        """
         check_is_fitted(self, "components_")
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return X @ self.components_.T

@@ -63,6 +63,27 @@ class DNE(MahalanobisMixin):
         Orthonormal rows: the map A.
     eigenvalues_ : ndarray
         The eigenvalues of the kept directions, ascending.
+
+    See Also
+    --------
+    KernelPCATrick : DNE after kernel PCA (KDNE).
+
+    References
+    ----------
+    W. Zhang, X. Xue, H. Lu and Y.-F. Guo, "Discriminant neighborhood embedding for
+    classification", Pattern Recognition 39, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab import DNE
+    >>> from metriclab.datasets import load
+    >>> ds = load("iris")
+    >>> dne = DNE(n_components=2, k=3).fit(ds.X, ds.y)
+    >>> dne.transform(ds.X).shape
+    (150, 2)
+    >>> bool(np.allclose(dne.components_ @ dne.components_.T, np.eye(2)))
+    True
     """
 
     def __init__(self, n_components=2, k=3):
@@ -70,7 +91,23 @@ class DNE(MahalanobisMixin):
         self.k = k
 
     def fit(self, X, y, X_neighbors=None):
-        """`X_neighbors` (optional, same rows as X): the space in which neighbours are chosen."""
+        """Learn the map A from labelled points (one eigenproblem).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes.
+        X_neighbors : array-like of shape (n_samples, n_features_neighbors), optional
+            The same points in the space where the neighbours are chosen (the KPCA trick with
+            an unweighted kernel sum uses the input space); None: X.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         check_params(self)  # the ranges declared in the method's spec
         k = int(self.k)
         X, y = self._validate_labeled(X, y)

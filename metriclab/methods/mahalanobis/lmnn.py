@@ -307,6 +307,30 @@ class LMNN(MahalanobisMixin):
     ``verbose``             ``verbose``
     ``impostor_refresh``    —                          how often the impostor set is recomputed
     ======================  =========================  ======================================
+
+    See Also
+    --------
+    NCA : Neighbourhood Components Analysis.
+    TangentMetricKNN : LMNN on tangent residuals.
+
+    References
+    ----------
+    K. Weinberger, J. Blitzer and L. Saul, "Distance metric learning for large margin nearest
+    neighbor classification", NIPS 2006.
+
+    Examples
+    --------
+    >>> from metriclab import LMNN
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import knn_accuracy
+    >>> ds = load("wine")
+    >>> lmnn = LMNN(k=3, max_iter=50).fit(ds.X[::2], ds.y[::2])
+    >>> lmnn.components_.shape
+    (13, 13)
+    >>> Z_train, Z_test = lmnn.transform(ds.X[::2]), lmnn.transform(ds.X[1::2])
+    >>> accuracy = knn_accuracy(Z_train, ds.y[::2], Z_test, ds.y[1::2])
+    >>> accuracy > knn_accuracy(ds.X[::2], ds.y[::2], ds.X[1::2], ds.y[1::2])
+    True
     """
 
     def __init__(
@@ -338,8 +362,23 @@ class LMNN(MahalanobisMixin):
         self.record_iterates = record_iterates
 
     def fit(self, X, y, X_neighbors=None):
-        """Learn L. `X_neighbors` (optional, same rows as X) is the space in which target
-        neighbours are chosen (the KPCA trick with an unweighted kernel uses the input space)."""
+        """Learn L from labelled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes.
+        X_neighbors : array-like of shape (n_samples, n_features_neighbors), optional
+            The same points in the space where the neighbours are chosen (the KPCA trick with
+            an unweighted kernel sum uses the input space); None: X.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         check_params(self)  # the ranges declared in the method's spec
         k, max_iter, refresh = int(self.k), int(self.max_iter), int(self.impostor_refresh)
         tol, slack, mu = float(self.tol), float(self.impostor_slack), float(self.mu)

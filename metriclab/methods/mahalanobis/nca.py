@@ -127,6 +127,34 @@ class NCA(MahalanobisMixin):
         L after each iteration (with record_iterates).
     first_iterate_ : int
         1: `iterates_[0]` is the L after the first step.
+
+    See Also
+    --------
+    NeighborhoodComponentsAnalysis : The same estimator under scikit-learn's name.
+    LMNN : Another linear metric learner.
+    KernelPCATrick : NCA after kernel PCA (KNCA).
+
+    References
+    ----------
+    J. Goldberger, S. Roweis, G. Hinton and R. Salakhutdinov, "Neighbourhood components
+    analysis", NIPS 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab import NCA
+    >>> from metriclab.datasets import load
+    >>> ds = load("iris")
+    >>> nca = NCA(n_components=2, max_iter=20, random_state=0).fit(ds.X, ds.y)
+    >>> nca.transform(ds.X).shape
+    (150, 2)
+    >>> M = nca.get_mahalanobis_matrix()
+    >>> M.shape, bool(np.allclose(M, M.T))
+    ((4, 4), True)
+    >>> d = nca.get_metric()
+    >>> bool(np.isclose(d(ds.X[0], ds.X[1]), nca.pair_distance([[ds.X[0], ds.X[1]]])[0]))
+    True
+
     """
 
     def __init__(
@@ -160,7 +188,20 @@ class NCA(MahalanobisMixin):
         return -sign * loss, -sign * gradient
 
     def fit(self, X, y):
-        """Learn L from the labelled points X (n × d) and their classes y."""
+        """Learn L from labelled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         check_params(self)  # the ranges declared in the method's spec
         max_iter, tol = int(self.max_iter), float(self.tol)
         if self.callback is not None and not callable(self.callback):
@@ -227,6 +268,74 @@ class NCA(MahalanobisMixin):
 
 
 class NeighborhoodComponentsAnalysis(NCA):
-    """`NCA` under scikit-learn's name: `from metriclab import NeighborhoodComponentsAnalysis`
-    replaces `from sklearn.neighbors import NeighborhoodComponentsAnalysis` (its progress lines
-    and feature names carry this name, as scikit-learn's do)."""
+    """Neighbourhood Components Analysis under scikit-learn's name.
+
+    :class:`NCA` as a drop-in for :class:`sklearn.neighbors.NeighborhoodComponentsAnalysis`:
+    ``from metriclab import NeighborhoodComponentsAnalysis`` replaces
+    ``from sklearn.neighbors import NeighborhoodComponentsAnalysis`` (the same parameters; its
+    progress lines and output feature names carry this name, as scikit-learn's do), and it
+    works in scikit-learn's :class:`~sklearn.pipeline.Pipeline` and
+    :class:`~sklearn.model_selection.GridSearchCV`. It adds metric-learn's interface
+    (``get_mahalanobis_matrix``, ``get_metric``, ``pair_distance``, ``pair_score``).
+
+    Parameters
+    ----------
+    n_components : int or None
+        Output dimension (None: the number of features).
+    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (n_components, d)
+        The start. "auto" is scikit-learn's rule: LDA when n_components <= min(d, classes − 1),
+        else PCA when n_components < min(d, n), else the identity.
+    warm_start : bool
+        Start from the `components_` of the previous fit (same number of features).
+    max_iter : int
+        L-BFGS iterations.
+    tol : float
+        L-BFGS tolerance (relative change of the loss).
+    callback : callable or None
+        Called after every iteration as `callback(transformation, n_iter)`, with the flattened L.
+    verbose : int
+        0: silent; 1: scikit-learn's progress lines (the start, the objective at every evaluation,
+        the training time) on stdout, and a ConvergenceWarning when L-BFGS stops short.
+    random_state : int, RandomState or None
+        For init="random".
+    record_iterates : bool
+        Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
+        and the fit is the same either way.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, d)
+        L, with M = LᵀL.
+    n_iter_ : int
+        L-BFGS iterations made.
+    loss_curve_ : list of float
+        The (negated) objective after each iteration.
+    iterates_ : list of ndarray
+        L after each iteration (with record_iterates).
+    first_iterate_ : int
+        1: `iterates_[0]` is the L after the first step.
+
+    See Also
+    --------
+    NCA : The same estimator under its short name.
+    sklearn.neighbors.NeighborhoodComponentsAnalysis : scikit-learn's NCA.
+    KernelPCATrick : NCA after kernel PCA (KNCA).
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from metriclab import NeighborhoodComponentsAnalysis
+    >>> from metriclab.datasets import load
+    >>> ds = load("wine")
+    >>> model = make_pipeline(
+    ...     NeighborhoodComponentsAnalysis(n_components=2, max_iter=20, random_state=0),
+    ...     KNeighborsClassifier(n_neighbors=1),
+    ... )
+    >>> scores = cross_val_score(model, ds.X, ds.y, cv=3)
+    >>> scores.shape
+    (3,)
+    >>> model.fit(ds.X, ds.y)[0].get_feature_names_out()[:2].tolist()
+    ['neighborhoodcomponentsanalysis0', 'neighborhoodcomponentsanalysis1']
+    """
