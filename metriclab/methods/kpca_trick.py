@@ -203,13 +203,13 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         curves) and keeps the learner's own default otherwise.
     random_state : int
         The learners' and the randomized solver's seed.
-    verbose : int
-        0 prints nothing; 1 prints the stages (kernel, kernel PCA) with their times, and the
-        learner's own progress when it has a ``verbose`` (NCA, LMNN).
     record_iterates : bool
         Ask an iterative learner (NCA, LMNN) to keep its L after each iteration (``iterates_``
         and ``first_iterate_``, beside its ``loss_curve_``), to watch the fit learn; the fit is
         the same either way. DNE is one eigenproblem: nothing to record.
+    verbose : int
+        0 prints nothing; 1 prints the stages (kernel, kernel PCA) with their times, and the
+        learner's own progress when it has a ``verbose`` (NCA, LMNN).
 
     Attributes
     ----------
@@ -232,6 +232,30 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         The kernel-PCA spectrum.
     n_components_ : int
         The output dimension.
+
+    See Also
+    --------
+    NCA, LMNN, DNE : The linear learners.
+    sklearn.decomposition.KernelPCA : scikit-learn's kernel PCA.
+
+    References
+    ----------
+    R. Chatpatanasiri, T. Korsrilabutr, P. Tangchanachaianan and B. Kijsirikul, "A new kernelization
+    framework for Mahalanobis distance learning algorithms", Neurocomputing 73, 2010 (arXiv 2009).
+
+    Examples
+    --------
+    >>> from metriclab import KernelPCATrick
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import knn_accuracy
+    >>> ds = load("curves_circles", n_samples=150, seed=0)
+    >>> knca = KernelPCATrick(learner="nca", kernel="polynomial", degree=2, n_components=1)
+    >>> knca = knca.fit(ds.X[::2], ds.y[::2])
+    >>> Z_train, Z_test = knca.transform(ds.X[::2]), knca.transform(ds.X[1::2])
+    >>> Z_test.shape
+    (75, 1)
+    >>> knn_accuracy(Z_train, ds.y[::2], Z_test, ds.y[1::2]) > 0.9
+    True
     """
 
     def __init__(
@@ -344,6 +368,20 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     # -- fit / transform -----------------------------------------------------------------------
 
     def fit(self, X, y):
+        """Fit kernel PCA on X, then the linear learner on the kernel-PCA coordinates.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
@@ -388,7 +426,13 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         return self
 
     def learner_records_iterates(self) -> bool:
-        """Whether the linear learner can record its iterations (NCA, LMNN; not DNE)."""
+        """Tell whether the linear learner can record its iterations.
+
+        Returns
+        -------
+        bool
+            True for NCA and LMNN (``record_iterates``), False for DNE.
+        """
         if _is_learner_estimator(self.learner):
             return "record_iterates" in self.learner.get_params()
         learner = make_learner(self.learner, None, self.k, self.mu, self.max_iter, 0)
@@ -419,13 +463,35 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         )
 
     def kpca_transform(self, X) -> np.ndarray:
-        """Kernel-PCA coordinates (Eq. 9) of new points: the input of the linear learner."""
+        """Map points to their kernel-PCA coordinates (Eq. 9), the linear learner's input.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_kpca_components)
+            Their coordinates on the kept kernel-PCA directions.
+        """
         check_is_fitted(self, "kpca_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.kpca_.transform(self._kernel(X, self.X_fit_))
 
     def transform(self, X) -> np.ndarray:
-        """Map new points: kernel PCA, then the learned linear map (paper Figure 1, step 3)."""
+        """Map points: kernel PCA, then the learned linear map (paper Figure 1, step 3).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+            Their coordinates in the learned space.
+        """
         check_is_fitted(self, "learner_")
         return self.learner_.transform(self.kpca_transform(X))
 

@@ -393,6 +393,31 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         The RBF centres.
     classes_ : ndarray
         The labels.
+
+    See Also
+    --------
+    sklearn.manifold.MDS : scikit-learn's metric MDS (SMACOF).
+    metriclab.plotting.dissimilarity : Draw ``dissimilarity_``.
+
+    References
+    ----------
+    Z. Zhang, "Learning metrics via discriminant kernels and multidimensional scaling: toward
+    expected Euclidean representation", ICML 2003.
+
+    Examples
+    --------
+    >>> from metriclab import DiscriminantKernelMDS
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import labeled_mask, nearest_mean_accuracy
+    >>> ds = load("two_rings")
+    >>> mask = labeled_mask(ds.y, per_class=20, seed=0)
+    >>> mds = DiscriminantKernelMDS(dissimilarity="delta2", max_iter=20)
+    >>> mds = mds.fit(ds.X[mask], ds.y[mask])
+    >>> mds.dissimilarity_.shape
+    (40, 40)
+    >>> F = mds.transform(ds.X)
+    >>> nearest_mean_accuracy(F[mask], ds.y[mask], F[~mask], ds.y[~mask]) > 0.9
+    True
     """
 
     def __init__(
@@ -458,6 +483,20 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         return rbf_basis(X, self.centres_, self.basis_width_)
 
     def fit(self, X, y):
+        """Learn the dissimilarities, their MDS embedding and the expansion from labelled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes (no -1: every training point is labelled).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         if y is None:
             raise ValueError(
@@ -529,10 +568,37 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         return W @ R, y_mean - f_mean @ R
 
     def transform(self, X):
-        """Out-of-sample map f(x) = W' phi(x), Eq. (17) (labels not needed)."""
+        """Map points with the fitted expansion f(x) = W' phi(x) (Eq. 17; no labels needed).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            The points to map.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+            Their coordinates (the training points land near ``embedding_``).
+        """
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._basis(X) @ self.coef_ + self.intercept_
 
     def fit_transform(self, X, y=None, **fit_params):
+        """Fit on labelled points and map them with the expansion.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled points.
+        y : array-like of shape (n_samples,)
+            Their classes.
+        **fit_params : dict
+            Ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            ``transform(X)`` (the expansion's map, not ``embedding_`` itself).
+        """
         return self.fit(X, y).transform(X)

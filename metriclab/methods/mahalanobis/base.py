@@ -45,7 +45,9 @@ class MetricLearnInterface:
         Returns
         -------
         ndarray of shape (n_features, n_features)
-            M, symmetric positive semi-definite: d(x, y)² = (x − y)ᵀ M (x − y).
+            M, symmetric positive semi-definite: d(x, y)² = (x − y)ᵀ M (x − y) in the space
+            the metric acts on (the input features; for KernelPCATrick the kernel-PCA
+            coordinates, ``kpca_transform``).
         """
         return self._metric_matrix()
 
