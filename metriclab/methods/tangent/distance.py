@@ -106,9 +106,52 @@ def tangent_distance(
     `regularization` λ > 0 the coefficients are tied by a ridge ("spring") λ|α|², and the distance
     is the square root of the minimum of the penalised objective.
 
-    x and y are single images (d-vectors; returns a float) or n × d arrays of n pairs (returns n
-    distances; one side may be a single image, broadcast against the other). The batch is solved
-    at once with NumPy (one small linear system per pair), without a Python loop per pair.
+    The batch is solved at once with NumPy (one small linear system per pair), without a Python
+    loop per pair.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_pixels,) or (n_pairs, n_pixels)
+        One image or the first images of n pairs.
+    y : array-like of shape (n_pixels,) or (n_pairs, n_pixels)
+        One image or the second images (the references); one side may be a single image,
+        broadcast against the other.
+    image_shape : tuple of int or None
+        (height, width) of the images (row-major pixels); None: square.
+    two_sided : bool, default=True
+        Both tangent planes move, or only y's.
+    transforms : str or sequence of str, default=all seven
+        The tangent transformations: a preset ("all7", "affine6", "translation", "none") or a
+        list of names ("x_translation", "y_translation", "scaling", "rotation",
+        "axis_deformation", "diagonal_deformation", "thickening").
+    sigma : float, default=0.75
+        Width of the Gaussian smoothing before the image gradients are taken.
+    regularization : float, default=0.0
+        λ of the ridge on the tangent coefficients.
+
+    Returns
+    -------
+    float or ndarray of shape (n_pairs,)
+        The distance of the two images, or of each pair.
+
+    See Also
+    --------
+    TangentDistanceKNN : Nearest-neighbour classification with this distance.
+    tangent_neighbours : Each image's nearest images under it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab import tangent_distance
+    >>> from metriclab.datasets import load
+    >>> ds = load("usps")
+    >>> x = ds.X[0]
+    >>> shifted = np.roll(x.reshape(ds.image_shape), 1, axis=1).ravel()
+    >>> euclidean = np.linalg.norm(x - shifted)
+    >>> bool(tangent_distance(x, shifted, ds.image_shape) < euclidean)
+    True
+    >>> tangent_distance(ds.X[:4], ds.X[4:8], ds.image_shape).shape
+    (4,)
     """
     regularization = check_nonnegative("regularization", regularization)
     X, Y, TX, TY, single = _prepare_pairs(

@@ -154,11 +154,65 @@ def _vote(labels: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
-    """k-NN classifier with tangent distance, after a Euclidean pre-filter (thesis section 4.1).
+    """Nearest-neighbour classifier of images with tangent distance (thesis section 4.1).
 
-    For each query the `prefilter` Euclidean nearest training images (sklearn NearestNeighbors)
-    are ranked by one- or two-sided tangent distance; the `n_neighbors` nearest vote. Training
-    tangents and their Gram matrices are computed once at fit.
+    For each query the `prefilter` Euclidean nearest training images are ranked by one- or
+    two-sided tangent distance (Simard et al.); the `n_neighbors` nearest vote. The training
+    images' tangent vectors and their Gram matrices are computed once at fit.
+
+    Read more in the :doc:`user guide </user_guide/tangent>`.
+
+    Parameters
+    ----------
+    image_shape : tuple of int or None, default=None
+        (height, width) of the images, whose pixels are the rows of X (row-major); None: square
+        images.
+    transforms : str or sequence of str, default="affine6"
+        The transformations whose tangent vectors span each image's tangent plane: a preset
+        ("affine6": the thesis' x/y translation, scaling, rotation and the two hyperbolic
+        deformations; "all7": those and thickening; "translation"; "none") or a list of names.
+    two_sided : bool, default=True
+        Both images move along their tangent planes (two-sided distance), or only the training
+        image (one-sided).
+    n_neighbors : int, default=1
+        Neighbours that vote (1: the thesis' 1-NN).
+    prefilter : int, default=100
+        Euclidean nearest training images of a query that are ranked by tangent distance.
+    sigma : float, default=0.75
+        Width of the Gaussian smoothing of the images before their gradients are taken.
+    regularization : float, default=0.0
+        Ridge λ|α|² on the tangent coefficients ("spring" tangent distance); 0: the plain
+        distance.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    image_shape_ : tuple of int
+        (height, width) of the images.
+    index_ : object
+        The training images with their tangent vectors (the search structure).
+
+    See Also
+    --------
+    tangent_distance : The distance between two images.
+    TangentMetricKNN : The same classifier with a learned metric on tangent residuals.
+    sklearn.neighbors.KNeighborsClassifier : k-NN with a Euclidean (or other) metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab import TangentDistanceKNN
+    >>> from metriclab.datasets import load
+    >>> ds = load("usps")
+    >>> train, test = np.arange(0, 1000), np.arange(7291, 7391)
+    >>> knn = TangentDistanceKNN(image_shape=ds.image_shape, prefilter=20)
+    >>> knn = knn.fit(ds.X[train], ds.y[train])
+    >>> knn.score(ds.X[test], ds.y[test]) > 0.85
+    True
+    >>> distances, indices = knn.kneighbors(ds.X[test[:2]], n_neighbors=3)
+    >>> indices.shape
+    (2, 3)
     """
 
     def __init__(
@@ -204,6 +258,20 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         )
 
     def fit(self, X, y):
+        """Store the training images with their tangent vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_pixels)
+            The training images, one per row.
+        y : array-like of shape (n_samples,)
+            Their classes.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
         X, y, shape = self._validate(X, y)
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
         self.image_shape_ = shape
@@ -215,12 +283,43 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     def kneighbors(self, X, n_neighbors=None, progress=None):
-        """(distances, indices) of the nearest training images under the (learned) tangent metric."""
+        """Find the nearest training images of each query under the tangent distance.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_pixels)
+            The query images.
+        n_neighbors : int, optional
+            How many; None: `n_neighbors` of the classifier.
+        progress : callable, optional
+            ``progress(done, total, message)``, called after each block of queries.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Their (learned) tangent distances, nearest first.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Their rows in the training images.
+        """
         X = self._check_query(X)
         k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
         return self.index_.search(X, k, progress=progress)
 
     def predict(self, X, progress=None):
+        """Predict the class of each query image by its nearest training images' vote.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_pixels)
+            The query images.
+        progress : callable, optional
+            ``progress(done, total, message)``, called after each block of queries.
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+            The predicted classes.
+        """
         _, idx = self.kneighbors(X, progress=progress)
         return self.classes_[_vote(self.y_[idx], len(self.classes_))]
 
@@ -303,12 +402,53 @@ def tangent_neighbours(
     sigma: float = DEFAULT_SIGMA,
     progress=None,
 ):
-    """Distances and indices (n × n_neighbors, nearest first) of each image's nearest other images
-    under the two-sided tangent distance, searched among its `prefilter` Euclidean nearest ones.
+    """Find each image's nearest other images under the two-sided tangent distance.
 
-    For a graph under the tangent distance (TDL's prior in Li, Yang & Wang 2007, Section 5.3):
-    `metriclab.graphs.neighbour_graph(distances, indices)` gives the (W, width) pair that
-    `TDL.fit(X, y, graph=...)` and `LaplacianEigenmaps.fit(X, graph=...)` take.
+    Each image's `prefilter` Euclidean nearest images are ranked by tangent distance. For a graph
+    under the tangent distance (TDL's prior in Li, Yang & Wang 2007, Section 5.3),
+    ``metriclab.graphs.neighbour_graph(distances, indices)`` gives the (W, width) pair that
+    ``TDL.fit(X, y, graph=...)`` and ``LaplacianEigenmaps.fit(X, graph=...)`` take.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_pixels)
+        The images, one per row.
+    image_shape : tuple of int or None
+        (height, width) of the images; None: square.
+    n_neighbors : int, default=20
+        Neighbours per image.
+    prefilter : int, default=100
+        Euclidean candidates per image (more than `n_neighbors`, fewer than the images).
+    transforms : str or sequence of str, default="all7"
+        The tangent transformations (a preset or names, as in :class:`TangentDistanceKNN`).
+    sigma : float, default=0.75
+        Smoothing width of the image gradients.
+    progress : callable, optional
+        ``progress(done, total, message)``, called after each block of images.
+
+    Returns
+    -------
+    distances : ndarray of shape (n_samples, n_neighbors)
+        Tangent distances to the neighbours, nearest first.
+    indices : ndarray of shape (n_samples, n_neighbors)
+        Their rows in X (never the image itself).
+
+    See Also
+    --------
+    tangent_distance : The distance of two images.
+    metriclab.graphs.neighbour_graph : A graph from these neighbour lists.
+
+    Examples
+    --------
+    >>> from metriclab import tangent_neighbours
+    >>> from metriclab.datasets import load
+    >>> ds = load("usps")
+    >>> distances, indices = tangent_neighbours(ds.X[:300], ds.image_shape, n_neighbors=5,
+    ...                                         prefilter=20)
+    >>> indices.shape
+    (300, 5)
+    >>> bool((distances[:, :-1] <= distances[:, 1:]).all())
+    True
     """
     X = check_array(X, dtype=np.float64)
     shape = _check_image_shape(image_shape, X.shape[1])

@@ -149,6 +149,78 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     metric-learn's interface: `get_mahalanobis_matrix()` is M = LᵀL on the shortest tangent
     vectors; `pair_distance(pairs)`, `pair_score(pairs)` and `get_metric()` measure a pair of
     images as the classifier does, ‖L e‖ with e their shortest tangent vector.
+
+    Parameters
+    ----------
+    image_shape : tuple of int or None, default=None
+        (height, width) of the images, whose pixels are the rows of X (row-major); None: square
+        images.
+    transforms : str or sequence of str, default="affine6"
+        The transformations whose tangent vectors span each image's tangent plane: a preset
+        ("affine6": the thesis' x/y translation, scaling, rotation and the two hyperbolic
+        deformations; "all7": those and thickening; "translation"; "none") or a list of names.
+    two_sided : bool, default=True
+        Both images move along their tangent planes (two-sided distance), or only the training
+        image (one-sided).
+    n_neighbors : int, default=1
+        Neighbours that vote (1: the thesis' 1-NN).
+    prefilter : int, default=100
+        Euclidean nearest training images of a query that are ranked by tangent distance.
+    sigma : float, default=0.75
+        Width of the Gaussian smoothing of the images before their gradients are taken.
+    regularization : float, default=0.0
+        Ridge λ|α|² on the tangent coefficients ("spring" tangent distance); 0: the plain
+        distance.
+    metric : {"lmnn", "whiten", "identity"}, default="lmnn"
+        How L is learned: LMNN on tangent residuals, the inverse second moment of same-class
+        residuals, or none (plain tangent distance).
+    n_components : int or None, default=None
+        Rows of L (None: one per pixel).
+    k : int, default=3
+        Same-class target neighbours per training image (LMNN).
+    impostors : int, default=10
+        Nearest other-class images per training image whose residuals enter LMNN's push term.
+    mu : float, default=0.5
+        LMNN's push weight (1 − mu weighs the pull).
+    max_iter : int, default=100
+        LMNN's L-BFGS iterations.
+    train_prefilter : int, default=30
+        Euclidean candidates per training image when its tangent neighbours are searched.
+    shrinkage : float, default=0.1
+        Shrinkage of the second moment towards its scaled identity ("whiten").
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_pixels)
+        L, applied to the shortest tangent vector.
+    n_iter_ : int
+        LMNN's L-BFGS iterations (0 for "whiten" and "identity").
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    image_shape_ : tuple of int
+        (height, width) of the images.
+
+    See Also
+    --------
+    TangentDistanceKNN : The same classifier with the plain tangent distance.
+    LMNN : LMNN on the images themselves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab import TangentMetricKNN
+    >>> from metriclab.datasets import load
+    >>> ds = load("usps")
+    >>> train, test = np.arange(0, 300), np.arange(7291, 7341)
+    >>> knn = TangentMetricKNN(image_shape=ds.image_shape, metric="whiten", prefilter=20)
+    >>> knn = knn.fit(ds.X[train], ds.y[train])
+    >>> knn.predict(ds.X[test]).shape
+    (50,)
+    >>> knn.get_mahalanobis_matrix().shape
+    (256, 256)
+    >>> pair = np.stack([ds.X[test[0]], ds.X[test[1]]])[None]
+    >>> bool(np.isclose(knn.pair_distance(pair)[0], -knn.pair_score(pair)[0]))
+    True
     """
 
     def __init__(
@@ -188,8 +260,23 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
         self.shrinkage = shrinkage
 
     def fit(self, X, y, progress=None):
-        """Learn the metric on the training images; `progress(done, total, message)` hears the
-        stages (the residuals of each block of images, then each LMNN iteration)."""
+        """Learn the metric on the training images.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_pixels)
+            The training images, one per row.
+        y : array-like of shape (n_samples,)
+            Their classes.
+        progress : callable, optional
+            ``progress(done, total, message)`` hears the stages (the residuals of each block of
+            images, then each LMNN iteration).
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
         X, y, shape = self._validate(X, y)  # with the ranges declared in the methods' specs
         if X.shape[0] < 2:
             raise ValueError("need at least two training images to learn a metric")
@@ -235,8 +322,22 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
         return self.components_.T @ self.components_
 
     def pair_distance(self, pairs, b=None):
-        """‖L e‖ of each pair, e its shortest tangent vector (as `predict` measures them):
-        `pairs` of shape (n_pairs, 2, n_pixels), or two arrays of images paired by row."""
+        """Return ‖L e‖ of each pair of images, e its shortest tangent vector.
+
+        The pairs are measured as `predict` measures them.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_pixels)
+            The pairs; or, with `b`, the first images of shape (n_pairs, n_pixels).
+        b : array-like of shape (n_pairs, n_pixels), optional
+            The second images, paired by row.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            The distances.
+        """
         check_is_fitted(self, "components_")
         a, b = _split_pairs(pairs, b)
         e = tangent_residuals(
@@ -251,7 +352,14 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
         return np.linalg.norm(np.atleast_2d(e) @ self.components_.T, axis=1)
 
     def get_metric(self):
-        """d(u, v) of two images (`squared=True` for d²), as `pair_distance` measures them."""
+        """Return the learned distance of two images as a function.
+
+        Returns
+        -------
+        callable
+            ``metric(u, v, squared=False)``: the distance of two images as `pair_distance`
+            measures them (its square with ``squared=True``).
+        """
         check_is_fitted(self, "components_")
 
         def metric(u, v, squared=False):
