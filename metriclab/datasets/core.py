@@ -17,7 +17,47 @@ CATALOG = SAMPLE_DATA / "catalog.json"
 
 @dataclass
 class Dataset:
-    """Features, integer labels 0..c-1 and what a person needs to know about where they came from."""
+    """A data set: features, integer labels 0..c-1 and where they came from.
+
+    Returned by :func:`load` and :func:`load_csv`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The features (float64, or float32 for the app's full-size copies).
+    y : ndarray of shape (n_samples,)
+        The classes, coded 0..c-1.
+    name : str
+        The data set's name.
+    feature_names : list of str
+        A name per column of X.
+    target_names : list of str
+        A name per class code.
+    description : str, default=""
+        What the data are.
+    source : str, default=""
+        Citation and provenance (package, version, licence, rows removed, preprocessing).
+    image_shape : tuple of int or None, default=None
+        (height, width) when the rows are images.
+    test_mask : ndarray of bool or None, default=None
+        The source's own train/test split (True: a test point), where it defines one.
+    params : dict, default={}
+        The generator's parameters of a synthetic set.
+
+    See Also
+    --------
+    load : A data set by name.
+    load_csv : A data set from your CSV file.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> ds = load("iris")
+    >>> ds.X.shape, ds.n_classes
+    ((150, 4), 3)
+    >>> ds.class_counts()
+    {'setosa': 50, 'versicolor': 50, 'virginica': 50}
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -52,6 +92,13 @@ class Dataset:
         return len(self.target_names)
 
     def class_counts(self) -> dict[str, int]:
+        """Count the points of each class.
+
+        Returns
+        -------
+        dict of str to int
+            The number of points per class name.
+        """
         counts = np.bincount(self.y, minlength=self.n_classes)
         return {name: int(c) for name, c in zip(self.target_names, counts, strict=True)}
 
@@ -113,8 +160,30 @@ def _register_shipped() -> None:
 
 
 def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
-    """Names of the registered data sets (optionally only 'file' or 'synthetic' ones). Unlisted
-    ones (the full MNIST: 440 MB as float64, for the reproductions) only on request."""
+    """List the names of the data sets that :func:`load` takes.
+
+    Parameters
+    ----------
+    kind : {"file", "synthetic"} or None, default=None
+        Only the shipped files, or only the generators; None: both.
+    include_unlisted : bool, default=False
+        Also the sets loadable by name that the app's lists leave out.
+
+    Returns
+    -------
+    list of str
+        The names, in the app's order.
+
+    See Also
+    --------
+    load : A data set by name.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import names
+    >>> "iris" in names() and "two_moons" in names(kind="synthetic")
+    True
+    """
     return [
         n
         for n, e in _ENTRIES.items()
@@ -129,7 +198,40 @@ def entry(name: str) -> DatasetEntry:
 
 
 def load(name: str, **params) -> Dataset:
-    """Load a named data set; synthetic generators take their parameters as keywords."""
+    """Load a data set by name, from the shipped files or a generator.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names` (``"iris"``, ``"two_moons"``, ``"usps"``, ...).
+    **params : dict
+        A synthetic generator's parameters (``n_samples``, ``noise``, ``seed``, ...); a shipped
+        file takes none.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, names and provenance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones) or parameter.
+
+    See Also
+    --------
+    names : The names it takes.
+    load_csv : Your own data.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> ds = load("two_moons", n_samples=100, seed=1)
+    >>> ds.X.shape, ds.target_names
+    ((100, 2), ['upper moon', 'lower moon'])
+    >>> load("usps").image_shape
+    (16, 16)
+    """
     e = entry(name)
     if e.kind == "synthetic":
         resolved = {p.name: p.default for p in e.params}

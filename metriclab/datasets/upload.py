@@ -33,6 +33,38 @@ def load_csv(file, label_column: str | None = None) -> Dataset:
     UploadedFile). The label column is chosen by name (default: the last column); its values
     may be strings or numbers and are encoded to 0..c-1 in sorted order, with the original
     values kept as `target_names`.
+
+    Parameters
+    ----------
+    file : str, pathlib.Path or file-like
+        The CSV: a path, or an object whose ``read()`` gives bytes or text.
+    label_column : str, optional
+        The label column's name; None: the last column.
+
+    Returns
+    -------
+    Dataset
+        The features (float64), the encoded labels and the column and class names.
+
+    Raises
+    ------
+    ValueError
+        With a message naming the line and column, for a file that is not a usable table
+        (missing or non-numeric values, a constant column, too few rows, one class).
+
+    See Also
+    --------
+    load : The shipped data sets.
+
+    Examples
+    --------
+    >>> import io
+    >>> from metriclab.datasets import load_csv
+    >>> rows = ["x,y,label", "0,0,a", "0,1,a", "5,5,b", "5,6,b", "9,0,c", "9,1,c"]
+    >>> text = "\\n".join(rows)
+    >>> ds = load_csv(io.StringIO(text), label_column="label")
+    >>> ds.X.shape, ds.target_names, ds.y.tolist()
+    ((6, 2), ['a', 'b', 'c'], [0, 0, 1, 1, 2, 2])
     """
     name, raw = _read_bytes(file)
     text = _decode(raw)
