@@ -261,25 +261,71 @@ def compare(
     cache=None,
     preprocess: str = "auto",
 ) -> pd.DataFrame:
-    """Accuracy of each method on the same seeded random splits of each data set: one row per split.
+    """Compare methods on the same seeded random splits of each data set.
 
-    dataset: a name, a Dataset, or a list of them. methods: a list of (key, params) pairs (or of
-    strings 'key:name=value,...'), or a dict key -> params; the Euclidean baseline is always added.
-    Split size: one of `fraction` (share of each class labeled), `n_train` (stratified number of
-    training points) or `per_class`; by default fraction=0.1 when every learned method runs
-    transductively, else n_train=min(100, n/2). protocol: 'auto' (each method's own),
-    'transductive' or 'inductive'. classifier: '1nn', 'knn:K' or 'nearest_mean' (classifier methods
-    use their own predict). n_jobs: joblib workers (loky); scheduler: a Dask scheduler address or a
-    distributed.Client, to run the splits on that cluster. progress(done, total, message) is called
-    in this process after each finished (method, split). cache: None (off), True (default
-    directory), a directory or a metriclab.cache.ResultCache. preprocess: feature scaling,
-    'auto' (each data set's default, `metriclab.datasets.default_preprocess`), 'none',
-    'standardise' (z-scores) or 'minmax' ([0, 1] range); the scaler is fitted on the points each
-    method is fitted on (the training points under the inductive protocol), and kernel widths
-    are in the scaled units.
+    Each method is fitted on each split under its protocol and scored on the held-out points;
+    the Euclidean input space is always added as the baseline. Splits run in parallel with
+    joblib, or on a Dask cluster.
 
-    Returns the columns of RESULT_FIELDS; `accuracy` is a fraction in [0, 1], `status` is 'ok' or
-    the message of the error that method raised on that split.
+    Parameters
+    ----------
+    dataset : str, Dataset or list of them
+        The data set(s), by name or loaded.
+    methods : list of (str, dict), list of str, or dict of str to dict
+        The registered methods (``metriclab.methods.REGISTRY``) with their parameters: (key,
+        params) pairs, strings ``"key:name=value,..."`` or a dict key -> params.
+    n_splits : int, default=5
+        Seeded random splits per data set.
+    fraction : float, optional
+        Share of each class labelled (training). By default fraction=0.1 when every learned
+        method runs transductively, else n_train=min(100, n/2).
+    n_train : int, optional
+        Stratified number of training points.
+    per_class : int, optional
+        Training points per class.
+    protocol : {"auto", "transductive", "inductive"}, default="auto"
+        "auto": each method's own; "transductive": methods see the held-out points' features
+        (never their labels); "inductive": they never see the held-out points.
+    classifier : str, default="1nn"
+        "1nn", "knn:K" or "nearest_mean" in each embedding (classifier methods use their own
+        ``predict``).
+    n_jobs : int or None, default=1
+        joblib workers (loky); -1: all cores.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client, to run the splits on that cluster.
+    seed : int, default=0
+        The seed of the splits.
+    progress : callable, optional
+        ``progress(done, total, message)``, called in this process after each finished
+        (method, split).
+    cache : None, bool, str or ResultCache, optional
+        None: off; True: the default folder; a folder or a
+        :class:`metriclab.cache.ResultCache`.
+    preprocess : {"auto", "none", "standardise", "minmax"}, default="auto"
+        Feature scaling: "auto" is each data set's default
+        (:func:`metriclab.datasets.default_preprocess`); the scaler is fitted on the points each
+        method is fitted on, and kernel widths are in the scaled units.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set, method and split, with the columns of ``RESULT_FIELDS``:
+        ``accuracy`` is a fraction in [0, 1], ``status`` is "ok" or the message of the error
+        that method raised on that split.
+
+    See Also
+    --------
+    summarize : Mean, spread and paired test per method.
+    metriclab.plotting.comparison : Draw the table.
+
+    Examples
+    --------
+    >>> from metriclab.evaluation import compare
+    >>> results = compare("iris", ["nca:max_iter=10", "dne"], n_splits=2, per_class=5)
+    >>> sorted(results["method"].unique().tolist())
+    ['dne', 'euclidean', 'nca']
+    >>> len(results), bool(results["accuracy"].between(0, 1).all())
+    (6, True)
     """
     from metriclab.cache import as_cache, code_version
     from metriclab.methods import REGISTRY

@@ -10,7 +10,39 @@ from sklearn.neighbors import KNeighborsClassifier
 def knn_accuracy(
     Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray, k: int = 1
 ) -> float:
-    """Accuracy of the k-NN rule (k=1: the papers' 1-NN) with the training points as reference."""
+    """Score the k-NN rule (k=1: the papers' 1-NN) with the training points as reference.
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, n_components)
+        The reference points (in an embedding, or the input space).
+    y_train : array-like of shape (n_train,)
+        Their classes.
+    Z_test : array-like of shape (n_test, n_components)
+        The points to classify.
+    y_test : array-like of shape (n_test,)
+        Their true classes.
+    k : int, default=1
+        Neighbours that vote (at most the number of reference points).
+
+    Returns
+    -------
+    float
+        The share of test points classified correctly, in [0, 1].
+
+    See Also
+    --------
+    embedding_accuracy : The same on one embedding and a split mask.
+    nearest_mean_accuracy : The nearest class mean rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import knn_accuracy
+    >>> Z = np.array([[0.0], [1.0], [10.0], [11.0]])
+    >>> knn_accuracy(Z[[0, 2]], [0, 1], Z[[1, 3]], [0, 1])
+    1.0
+    """
     k = min(k, len(y_train))
     model = KNeighborsClassifier(n_neighbors=k, algorithm="auto").fit(Z_train, y_train)
     return float(np.mean(model.predict(Z_test) == y_test))
@@ -19,7 +51,36 @@ def knn_accuracy(
 def nearest_mean_accuracy(
     Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray
 ) -> float:
-    """Accuracy of the nearest-class-mean rule in the embedding."""
+    """Score the nearest-class-mean rule in an embedding.
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, n_components)
+        The reference points, whose class means are the prototypes.
+    y_train : array-like of shape (n_train,)
+        Their classes.
+    Z_test : array-like of shape (n_test, n_components)
+        The points to classify.
+    y_test : array-like of shape (n_test,)
+        Their true classes.
+
+    Returns
+    -------
+    float
+        The share of test points whose nearest class mean is their class's.
+
+    See Also
+    --------
+    knn_accuracy : The k-NN rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import nearest_mean_accuracy
+    >>> Z = np.array([[0.0], [2.0], [10.0], [12.0]])
+    >>> nearest_mean_accuracy(Z, np.array([0, 0, 1, 1]), np.array([[4.0], [9.0]]), np.array([0, 0]))
+    0.5
+    """
     classes = np.unique(y_train)
     means = np.stack([Z_train[y_train == c].mean(axis=0) for c in classes])
     d2 = ((Z_test[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
@@ -27,7 +88,43 @@ def nearest_mean_accuracy(
 
 
 def embedding_accuracy(Z: np.ndarray, y: np.ndarray, mask: np.ndarray, k: int = 1) -> float:
-    """1-NN (k-NN) accuracy on the unlabeled points with the labeled points as reference."""
+    """Score an embedding: 1-NN (k-NN) accuracy on the unlabelled points.
+
+    The labelled points are the reference: the papers' measure of a learned embedding.
+
+    Parameters
+    ----------
+    Z : array-like of shape (n_samples, n_components)
+        The embedding of all points (``embedding_``, or ``transform(X)``).
+    y : array-like of shape (n_samples,)
+        The true classes of all points.
+    mask : array-like of bool of shape (n_samples,)
+        True for the labelled points (:func:`labeled_mask`).
+    k : int, default=1
+        Neighbours that vote.
+
+    Returns
+    -------
+    float
+        The share of unlabelled points classified correctly, in [0, 1].
+
+    See Also
+    --------
+    knn_accuracy : The same with explicit reference and test points.
+    metriclab.plotting.comparison : Accuracies of several methods over splits.
+
+    Examples
+    --------
+    >>> from metriclab import TDL
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import embedding_accuracy, labeled_mask, partial_labels
+    >>> ds = load("two_moons")
+    >>> mask = labeled_mask(ds.y, per_class=5, seed=0)
+    >>> tdl = TDL(n_components=2).fit(ds.X, partial_labels(ds.y, mask))
+    >>> accuracy = embedding_accuracy(tdl.embedding_, ds.y, mask)
+    >>> 0.5 <= accuracy <= 1.0
+    True
+    """
     return knn_accuracy(Z[mask], y[mask], Z[~mask], y[~mask], k=k)
 
 

@@ -19,10 +19,44 @@ def labeled_mask(
     seed: int = 0,
     max_tries: int = 100,
 ) -> np.ndarray:
-    """Boolean mask of the labeled points of one random split.
+    """Draw the labelled points of one random split.
 
-    Give exactly one of `fraction` (stratified share of every class), `per_class` (that many points
-    of each class) or `n_labeled` (a simple random sample, redrawn until every class appears).
+    Give exactly one of `fraction`, `per_class` or `n_labeled`.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The classes of all points.
+    fraction : float in (0, 1), optional
+        The share of every class to label (stratified; at least one point, and one left
+        unlabelled, per class).
+    per_class : int, optional
+        That many labelled points of each class.
+    n_labeled : int, optional
+        A simple random sample of that size, redrawn until every class appears.
+    seed : int, default=0
+        The split's seed.
+    max_tries : int, default=100
+        Draws of `n_labeled` before giving up.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_samples,)
+        True for the labelled points.
+
+    See Also
+    --------
+    partial_labels : The labels a transductive method is given.
+    splits : Several seeded splits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import labeled_mask
+    >>> y = np.repeat([0, 1, 2], 10)
+    >>> mask = labeled_mask(y, per_class=2, seed=0)
+    >>> np.bincount(y[mask]).tolist()
+    [2, 2, 2]
     """
     y = np.asarray(y)
     if sum(v is not None for v in (fraction, per_class, n_labeled)) != 1:
@@ -62,9 +96,29 @@ def labeled_mask(
 
 
 def partial_labels(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """y with UNLABELED (-1) where `mask` is False."""
+    """Hide the labels of the unlabelled points: -1 where `mask` is False.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The classes of all points.
+    mask : array-like of bool of shape (n_samples,)
+        True for the labelled points (:func:`labeled_mask`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        A copy of y with -1 (scikit-learn's mark of an unlabelled point) outside the mask: what
+        TDL's ``fit`` takes.
+
+    Examples
+    --------
+    >>> from metriclab.evaluation import partial_labels
+    >>> partial_labels([0, 1, 1, 0], [True, False, True, False]).tolist()
+    [0, -1, 1, -1]
+    """
     y_partial = np.asarray(y).copy()
-    y_partial[~mask] = UNLABELED
+    y_partial[~np.asarray(mask, dtype=bool)] = UNLABELED
     return y_partial
 
 
@@ -123,11 +177,50 @@ def splits(
     seed: int = 0,
     max_tries: int = 1000,
 ) -> list[tuple[int, np.ndarray]]:
-    """`n_splits` seeded random splits as (split_seed, mask of the labeled/training points).
+    """Draw seeded random splits into labelled (training) and other points.
 
-    Give one of `fraction` (share of each class), `n_train` (stratified over the classes unless
-    `stratify=False`) or `per_class`. A draw in which a class has no labeled point is redrawn.
-    The same (y, sizes, seed) always give the same splits; split i does not depend on n_splits.
+    Give one of `fraction`, `n_train` or `per_class`. A draw in which a class has no labelled
+    point is redrawn. The same (y, sizes, seed) always give the same splits; split i does not
+    depend on `n_splits`.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The classes of all points.
+    n_splits : int, default=5
+        Number of splits.
+    fraction : float in (0, 1), optional
+        The share of each class in the training points.
+    n_train : int, optional
+        The number of training points (stratified over the classes unless `stratify` is
+        False).
+    per_class : int, optional
+        Training points per class.
+    stratify : bool, default=True
+        Whether `n_train` is split over the classes in proportion.
+    seed : int, default=0
+        The seed the splits' seeds derive from.
+    max_tries : int, default=1000
+        Draws per split before giving up.
+
+    Returns
+    -------
+    list of (int, ndarray of bool)
+        Per split, its seed and the mask of its training points.
+
+    See Also
+    --------
+    labeled_mask : One split.
+    compare : Methods compared on such splits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import splits
+    >>> y = np.repeat([0, 1], 20)
+    >>> drawn = splits(y, 3, n_train=10, seed=0)
+    >>> [int(mask.sum()) for _, mask in drawn]
+    [10, 10, 10]
     """
     y = np.asarray(y)
     if not isinstance(n_splits, int | np.integer) or n_splits < 1:

@@ -54,9 +54,39 @@ def paired_test(differences: np.ndarray) -> float:
 
 
 def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
-    """Per data set × method: mean ± std accuracy over the splits, mean fit time, the paired
-    difference against the baseline on the same splits (mean, wins/ties/losses, Wilcoxon p).
-    `baseline` is a method key; None is the Euclidean input space every comparison adds."""
+    """Summarize a comparison per data set and method, paired against a baseline.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The table of :func:`compare` (one row per data set, method and split).
+    baseline : str, optional
+        The method key the others are paired with on the same splits; None: the Euclidean
+        input space every comparison adds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set and method: mean ± std accuracy over the splits
+        (``accuracy_mean``, ``accuracy_std``), the mean fit time, and the paired difference
+        against the baseline (``diff_vs_baseline``, ``wins``, ``ties``, ``losses`` and the
+        Wilcoxon ``p_value``).
+
+    See Also
+    --------
+    compare : The table it summarizes.
+    metriclab.plotting.comparison : Draw either table.
+
+    Examples
+    --------
+    >>> from metriclab.evaluation import compare, summarize
+    >>> results = compare("iris", {"nca": {"max_iter": 10}}, n_splits=3, per_class=5)
+    >>> summary = summarize(results)
+    >>> summary["method"].tolist()
+    ['euclidean', 'nca']
+    >>> int(summary.loc[1, ["wins", "ties", "losses"]].sum())
+    3
+    """
     if baseline is None:
         from metriclab.evaluation.engine import input_space_key
 
