@@ -60,7 +60,28 @@ class Experiment:
 
 
 def experiments() -> dict[str, Experiment]:
-    """All experiments of all paper modules that exist, keyed by name."""
+    """List every reproduction experiment of the four papers.
+
+    Returns
+    -------
+    dict of str to Experiment
+        The experiments by name (``"tdl-moons"``, ``"zhang-iris"``, ...): each has a
+        ``title``, the ``paper`` it reproduces and a ``run`` function.
+
+    See Also
+    --------
+    run_experiment : Run one.
+    reproduce : Run several and write their tables.
+
+    Examples
+    --------
+    >>> from metriclab.reproduce import experiments
+    >>> found = experiments()
+    >>> "tdl-moons" in found and "zhang-iris" in found
+    True
+    >>> found["zhang-iris"].paper
+    'zhang-2003-discriminant-kernels-MDS'
+    """
     found: dict[str, Experiment] = {}
     for module_name in PAPER_MODULES:
         try:
@@ -156,7 +177,41 @@ def run_experiment(
     seed: int = 0,
     progress: Callable | None = None,
 ) -> Outcome:
-    """Run one experiment and time it; the error (with its traceback) is captured, not raised."""
+    """Run one experiment and time it; an error is captured (with its traceback), not raised.
+
+    Parameters
+    ----------
+    exp : Experiment
+        One of :func:`experiments`.
+    fast : bool, default=False
+        A smaller run (fewer splits or points) for a quick look; the committed tables are full
+        runs.
+    n_splits : int, optional
+        Splits per setting; None: the experiment's own (the paper's).
+    seed : int, default=0
+        The seed of the splits.
+    progress : callable, optional
+        ``progress(done, total, message)``, called with the experiment's steps.
+
+    Returns
+    -------
+    Outcome
+        ``results`` (one row per setting and method: the paper's number beside ours, mean and
+        std), ``seconds``, and ``error`` (None, or the traceback).
+
+    See Also
+    --------
+    reproduce : Run several and write their tables.
+
+    Examples
+    --------
+    >>> from metriclab.reproduce import experiments, run_experiment
+    >>> outcome = run_experiment(experiments()["zhang-iris"], fast=True, n_splits=2)
+    >>> outcome.error is None
+    True
+    >>> outcome.results.columns[:6].tolist()
+    ['setting', 'method', 'metric', 'paper', 'ours_mean', 'ours_std']
+    """
     code = code_state()
     start = time.perf_counter()
     try:
@@ -347,12 +402,55 @@ def reproduce(
     cache=None,
     progress: Callable | None = None,
 ) -> list[Outcome]:
-    """Run experiments (writing md and csv to `out_dir` when given) and return their outcomes.
+    """Run experiments, write their tables, and return their outcomes.
 
-    With n_jobs > 1 and several experiments (and no scheduler), the experiments run side by side in
-    joblib workers and `progress(done, total, message)` counts finished experiments. Otherwise they
-    run one after the other, `progress` receives each experiment's own steps, and n_jobs, scheduler
-    and cache become the defaults of the `compare` calls inside (`evaluation.run_defaults`).
+    What ``metriclab reproduce`` runs. With n_jobs > 1 and several experiments (and no
+    scheduler), the experiments run side by side in joblib workers and `progress` counts
+    finished experiments. Otherwise they run one after the other, `progress` receives each
+    experiment's own steps, and n_jobs, scheduler and cache become the defaults of the
+    :func:`metriclab.evaluation.compare` calls inside.
+
+    Parameters
+    ----------
+    names : str or list of str, default="all"
+        Experiment names, a paper's prefix ("tdl", "zhang", "kpca", "tangent") or "all".
+    out_dir : str or pathlib.Path, optional
+        Where ``<name>.md`` (the table: paper, ours mean ± std, difference, protocol, notes) and
+        ``<name>.csv`` are written; None: nothing is written.
+    fast : bool, default=False
+        Smaller runs for a quick look.
+    n_splits : int, optional
+        Splits per setting; None: each experiment's own.
+    seed : int, default=0
+        The seed of the splits.
+    n_jobs : int, default=1
+        joblib workers.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler for the comparisons inside.
+    cache : None, bool, str or ResultCache, optional
+        The result cache of the comparisons inside.
+    progress : callable, optional
+        ``progress(done, total, message)``.
+
+    Returns
+    -------
+    list of Outcome
+        One per experiment, in order.
+
+    See Also
+    --------
+    run_experiment : One experiment, nothing written.
+    metriclab.reproduce.verdicts.evaluate_all : The claims' verdicts from the tables.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from metriclab.reproduce import reproduce
+    >>> out = Path(tempfile.mkdtemp())
+    >>> [outcome] = reproduce(["zhang-iris"], out_dir=out, fast=True, n_splits=2)
+    >>> sorted(p.name for p in out.glob("zhang-iris.*"))
+    ['zhang-iris.csv', 'zhang-iris.md']
     """
     chosen = select(names)
     if n_jobs != 1 and len(chosen) > 1 and scheduler is None:

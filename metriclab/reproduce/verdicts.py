@@ -474,9 +474,39 @@ STALE = "table stale"
 
 
 def evaluate_all(directory: str | Path = DEFAULT_TABLES, strict: bool = True) -> list[Verdict]:
-    """Every claim's verdict. `strict=False` (the app): a claim its committed table cannot answer
-    (a row or the per-split values missing) gets the verdict STALE with the reason, instead of
-    stopping the others; the test suite and `claims --write` stay strict."""
+    """Compute the verdict of every claim of the four papers from the reproduction tables.
+
+    What ``metriclab claims`` prints: each claim of ``claims.toml`` is checked against the
+    tables by one written rule (paired tests over splits, levels within the paper's spread).
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path, default=the committed tables
+        The folder of the tables (``<name>.csv`` and ``splits/``), e.g. the output of
+        :func:`metriclab.reproduce.reproduce`.
+    strict : bool, default=True
+        Raise when a table cannot answer a claim (a row or the per-split values missing);
+        False (the app): such a claim gets the verdict "table stale" with the reason.
+
+    Returns
+    -------
+    list of Verdict
+        Per claim: ``claim`` (the paper's words and where), ``word`` (the verdict: "yes",
+        "partly", "no", ...), ``paper`` and ``ours`` (the numbers compared).
+
+    See Also
+    --------
+    metriclab.reproduce.reproduce : Write tables to check.
+
+    Examples
+    --------
+    >>> from metriclab.reproduce import verdicts
+    >>> results = verdicts.evaluate_all()
+    >>> len(results) > 10
+    True
+    >>> sorted({v.claim["paper"] for v in results}) == sorted(verdicts.PAPERS)
+    True
+    """
     tables = Tables(directory)
     out = []
     for claim in claims():
