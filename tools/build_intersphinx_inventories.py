@@ -63,6 +63,7 @@ INVENTORIES = {
             ("fit", "std:term", "glossary.html#term-fit"),
             ("transform", "std:term", "glossary.html#term-transform"),
             ("glossary", "std:label", "glossary.html#glossary"),
+            ("accuracy_score", "std:label", "modules/model_evaluation.html#accuracy-score"),
         ],
     ),
     "numpy": (
@@ -121,6 +122,10 @@ INVENTORIES = {
             ("bool", "py:class", "library/functions.html#$"),
             ("callable", "py:function", "library/functions.html#$"),
             ("ValueError", "py:exception", "library/exceptions.html#$"),
+            ("bltin-boolean-values", "std:label", "library/stdtypes.html#bltin-boolean-values"),
+            ("sequence", "std:term", "glossary.html#term-sequence"),
+            ("iterable", "std:term", "glossary.html#term-iterable"),
+            ("mapping", "std:term", "glossary.html#term-mapping"),
         ],
     ),
 }

@@ -43,6 +43,8 @@ numpydoc_show_class_members = False
 #
 # numpydoc validates every docstring the API reference documents; a failed check is a warning,
 # so `make docs` (-W) fails on a regression. Checks not enforced, and why:
+#   EX01  an Examples section: tests/test_api_docs.py requires one, run as doctests, on every
+#         class and function of the API reference (a method is shown in its class's example);
 #   ES01  an extended summary: many small functions need none;
 #   SA01  See Also: given where it helps, not everywhere;
 #   SS05  the summary in the infinitive ("Fit", not "Fits"): our summaries are noun phrases for
@@ -53,6 +55,7 @@ numpydoc_show_class_members = False
 #         ("int" not "integer") inside descriptions.
 numpydoc_validation_checks = {
     "all",
+    "EX01",
     "ES01",
     "SA01",
     "SS05",

@@ -236,7 +236,7 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     See Also
     --------
     NCA, LMNN, DNE : The linear learners.
-    sklearn.decomposition.KernelPCA : scikit-learn's kernel PCA.
+    sklearn.decomposition.KernelPCA : Kernel PCA in scikit-learn.
 
     References
     ----------

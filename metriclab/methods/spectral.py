@@ -540,7 +540,7 @@ class TDL(_GraphSpectralEmbedding):
     See Also
     --------
     LaplacianEigenmaps : The same embedding without labels (C = 0).
-    sklearn.manifold.SpectralEmbedding : scikit-learn's Laplacian Eigenmaps.
+    sklearn.manifold.SpectralEmbedding : Laplacian Eigenmaps in scikit-learn.
 
     Notes
     -----
@@ -691,7 +691,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     See Also
     --------
     TDL : The same embedding with a label cost.
-    sklearn.manifold.SpectralEmbedding : scikit-learn's Laplacian Eigenmaps.
+    sklearn.manifold.SpectralEmbedding : Laplacian Eigenmaps in scikit-learn.
 
     Examples
     --------

@@ -396,7 +396,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn.manifold.MDS : scikit-learn's metric MDS (SMACOF).
+    sklearn.manifold.MDS : Metric MDS (SMACOF) in scikit-learn.
     metriclab.plotting.dissimilarity : Draw ``dissimilarity_``.
 
     References

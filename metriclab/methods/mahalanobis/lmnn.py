@@ -287,6 +287,11 @@ class LMNN(MahalanobisMixin):
     iterates_, first_iterate_ : list of ndarray, int
         With record_iterates: L at every value of the curve; 0 (iterates_[0] is the start).
 
+    See Also
+    --------
+    NCA : Neighbourhood Components Analysis.
+    TangentMetricKNN : LMNN on tangent residuals.
+
     Notes
     -----
     metric-learn's `LMNN` and this one, parameter by parameter:
@@ -307,11 +312,6 @@ class LMNN(MahalanobisMixin):
     ``verbose``             ``verbose``
     ``impostor_refresh``    —                          how often the impostor set is recomputed
     ======================  =========================  ======================================
-
-    See Also
-    --------
-    NCA : Neighbourhood Components Analysis.
-    TangentMetricKNN : LMNN on tangent residuals.
 
     References
     ----------

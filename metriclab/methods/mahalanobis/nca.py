@@ -154,7 +154,6 @@ class NCA(MahalanobisMixin):
     >>> d = nca.get_metric()
     >>> bool(np.isclose(d(ds.X[0], ds.X[1]), nca.pair_distance([[ds.X[0], ds.X[1]]])[0]))
     True
-
     """
 
     def __init__(
@@ -318,7 +317,7 @@ class NeighborhoodComponentsAnalysis(NCA):
     See Also
     --------
     NCA : The same estimator under its short name.
-    sklearn.neighbors.NeighborhoodComponentsAnalysis : scikit-learn's NCA.
+    sklearn.neighbors.NeighborhoodComponentsAnalysis : NCA in scikit-learn.
     KernelPCATrick : NCA after kernel PCA (KNCA).
 
     Examples

@@ -197,7 +197,7 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
     --------
     tangent_distance : The distance between two images.
     TangentMetricKNN : The same classifier with a learned metric on tangent residuals.
-    sklearn.neighbors.KNeighborsClassifier : k-NN with a Euclidean (or other) metric.
+    sklearn.neighbors.KNeighborsClassifier : The k-NN rule with a Euclidean (or other) metric.
 
     Examples
     --------
