@@ -21,7 +21,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "docs" / "source" / "_inventories"
 
 # project -> (name, version, [(object name, domain:role, uri relative to the site's root)])
-# "$" in a uri stands for the object's name, as in Sphinx's own inventories.
+# "$" in a uri stands for the object's name (written out here: Sphinx expands only a final "$").
 SKLEARN = "modules/generated/$.html#$"
 NUMPY = "reference/generated/$.html#$"
 SCIPY = "reference/generated/$.html#$"
@@ -140,7 +140,9 @@ def inventory_bytes(project: str, version: str, entries) -> bytes:
         f"# Version: {version}\n"
         "# The remainder of this file is compressed using zlib.\n"
     ).encode()
-    lines = "".join(f"{name} {role} 1 {uri} -\n" for name, role, uri in sorted(entries))
+    lines = "".join(
+        f"{name} {role} 1 {uri.replace('$', name)} -\n" for name, role, uri in sorted(entries)
+    )
     return header + zlib.compress(lines.encode(), 9)
 
 

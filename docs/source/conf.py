@@ -113,8 +113,8 @@ intersphinx_timeout = 1
 # The gallery draws Plotly figures: `fig.show()` in an example hands the figure to a renderer
 # that keeps it, and the scraper below writes it into the page as HTML (plotly.js is served from
 # _static, copied from the plotly package: no CDN). No matplotlib is needed.
-import textwrap  # noqa: E402
 import shutil  # noqa: E402
+import textwrap  # noqa: E402
 
 import plotly  # noqa: E402
 import plotly.io as pio  # noqa: E402
