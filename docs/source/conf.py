@@ -34,7 +34,7 @@ extensions = [
     "metriclab_docs",
 ]
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+autodoc_default_options = {"members": True, "show-inheritance": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 
