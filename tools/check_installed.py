@@ -1,6 +1,7 @@
 """Check the package as a pip user meets it (issue 25): build the wheel, install it into a fresh
 virtual environment, and from a folder outside the checkout load every data set, fit methods,
-reproduce a table, start `metriclab app` headless and check in Chromium that pages render.
+reproduce a table, run the gallery's examples, start `metriclab app` headless and check in
+Chromium that pages render.
 
     python tools/check_installed.py [--wheel dist/metriclab-*.whl] [--keep]
 
@@ -52,6 +53,19 @@ print("  TDL on two_moons and NCA on iris fit")
 from metriclab.reproduce.verdicts import evaluate_all
 words = {v.word for v in evaluate_all()}
 print(f"  the claims table evaluates from the packaged tables ({len(evaluate_all())} claims)")
+"""
+
+
+# A downloaded gallery example, run as a script with `fig.show()` counted instead of opening a
+# browser; matplotlib must not be needed (it is no dependency of the package).
+RUN_EXAMPLE = r"""
+import importlib.util, runpy, sys
+import plotly.graph_objects as go
+assert importlib.util.find_spec("matplotlib") is None, "matplotlib is installed: not a fair check"
+shown = []
+go.Figure.show = lambda self, *args, **kwargs: shown.append(self)
+runpy.run_path(sys.argv[1], run_name="__main__")
+assert shown, f"{sys.argv[1]} showed no figure"
 """
 
 
@@ -134,6 +148,10 @@ def main() -> int:
              "--out", str(outside / "out")], cwd=outside, env=env)  # fmt: skip
         assert (outside / "out" / "zhang-iris.md").exists()
         print("  `metriclab reproduce` writes its table outside the checkout")
+        for example in sorted((ROOT / "examples").glob("plot_*.py")):  # as a user downloads them
+            shutil.copy(example, outside / example.name)
+            run([str(python), "-c", RUN_EXAMPLE, example.name], cwd=outside, env=env)
+        print("  the gallery's examples run (metriclab.plotting and Plotly, no matplotlib)")
         from metriclab.ui.dev.server import free_port
 
         port = free_port()
