@@ -18,12 +18,39 @@ def from_points(
     class_names: Sequence[str] | None = None,
     name: str = "drawn",
 ) -> Dataset:
-    """A Dataset of the 2-D `points` (n×2) with class `labels` (n integers, indices into
-    `class_names` when given). Classes that have no point are left out and the rest renumbered
-    0..c-1 in order, so `target_names` name the classes drawn.
+    """Make a data set of 2-D points drawn by hand (the app's drawing canvas).
 
-    Raises ValueError when the drawing has fewer than two classes, a class with a single point,
-    coordinates that are not finite, or more than MAX_POINTS points.
+    Classes that have no point are left out and the rest renumbered 0..c-1 in order, so
+    ``target_names`` name the classes drawn.
+
+    Parameters
+    ----------
+    points : array-like of shape (n_samples, 2)
+        The (x, y) positions.
+    labels : array-like of int of shape (n_samples,)
+        Each point's class, an index into `class_names` when given.
+    class_names : sequence of str, optional
+        The classes' names; None: "class 0", "class 1", ...
+    name : str, default="drawn"
+        The data set's name.
+
+    Returns
+    -------
+    Dataset
+        The points and their classes.
+
+    Raises
+    ------
+    ValueError
+        When the drawing has fewer than two classes, a class with a single point, coordinates
+        that are not finite, or too many points.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import from_points
+    >>> ds = from_points([[0, 0], [0, 1], [5, 5], [5, 6]], [0, 0, 2, 2], ["a", "b", "c"])
+    >>> ds.y.tolist(), ds.target_names
+    ([0, 0, 1, 1], ['a', 'c'])
     """
     X = np.asarray(points, dtype=np.float64)
     labels = np.asarray(labels)

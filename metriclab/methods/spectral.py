@@ -109,15 +109,44 @@ def _nearest(reference: np.ndarray, query: np.ndarray | None, k: int) -> np.ndar
 
 
 def cost_matrix(X: np.ndarray, y: np.ndarray, k: int, nearest=None) -> sp.csr_matrix:
-    """Symmetric cost matrix C of Eq. (6) on all n points (labeled rows/columns only are non-zero).
+    """Build TDL's symmetric label cost matrix C of Eq. (6) on all points.
 
-    c_ij = +1/k_in for the k nearest labeled same-class neighbours x_j of a labeled x_i and
-    -1/k_out for its k nearest labeled other-class neighbours, with k_in = min(k, #same - 1) and
+    c_ij = +1/k_in for the k nearest labelled same-class neighbours x_j of a labelled x_i and
+    -1/k_out for its k nearest labelled other-class neighbours, with k_in = min(k, #same - 1) and
     k_out = min(k, #other) (Section 3.1: average over the available neighbours); then (C + Cᵀ)/2.
-    Neighbours are found in the input (prior) metric: the Euclidean one, or `nearest(reference,
-    query, k)` (row indices of X; query None: the reference rows, each excluding itself; returns
-    positions in `reference`, nearest first), e.g. the tangent distance. y == -1 marks unlabeled
-    points.
+    Only labelled rows and columns are non-zero.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        All points.
+    y : ndarray of shape (n_samples,)
+        Integer classes, -1 for an unlabelled point.
+    k : int
+        Same-class and other-class neighbours per labelled point.
+    nearest : callable, optional
+        The prior metric's neighbour search ``nearest(reference, query, k)``: row indices of X
+        (query None: the reference rows, each excluding itself), returning positions in
+        `reference`, nearest first (e.g. the tangent distance); None: Euclidean.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        C, symmetric.
+
+    See Also
+    --------
+    cost_laplacian : C' of Proposition 3.
+    metriclab.TDL : Its ``fit`` takes a precomputed C as ``cost``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.methods.spectral import cost_matrix
+    >>> X = np.array([[0.0], [1.0], [5.0], [6.0], [3.0]])
+    >>> C = cost_matrix(X, np.array([0, 0, 1, 1, -1]), k=1)
+    >>> C.toarray()[:2].tolist()
+    [[0.0, 1.0, -0.5, 0.0, 0.0], [1.0, 0.0, -1.0, -0.5, 0.0]]
     """
     if nearest is None:
 
@@ -149,7 +178,32 @@ def cost_matrix(X: np.ndarray, y: np.ndarray, k: int, nearest=None) -> sp.csr_ma
 
 
 def cost_laplacian(C) -> sp.csr_matrix:
-    """C' = 2(diag(Ce) - C) (Proposition 3): Tr(C'G) = Tr(CD) and yᵀC'y = Σ_ij c_ij (y_i - y_j)²."""
+    """Turn a cost matrix C into C' = 2(diag(Ce) - C) (Proposition 3).
+
+    Then Tr(C'G) = Tr(CD) and yᵀC'y = Σ_ij c_ij (y_i - y_j)².
+
+    Parameters
+    ----------
+    C : sparse matrix or ndarray of shape (n_samples, n_samples)
+        A symmetric cost matrix (:func:`cost_matrix`).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        C'.
+
+    See Also
+    --------
+    cost_matrix : C itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.methods.spectral import cost_laplacian
+    >>> C = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> cost_laplacian(C).toarray().tolist()
+    [[2.0, -2.0], [-2.0, 2.0]]
+    """
     C = sp.csr_matrix(C)
     return (2.0 * (sp.diags(np.asarray(C.sum(axis=1)).ravel()) - C)).tocsr()
 
