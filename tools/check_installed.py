@@ -148,9 +148,10 @@ def main() -> int:
              "--out", str(outside / "out")], cwd=outside, env=env)  # fmt: skip
         assert (outside / "out" / "zhang-iris.md").exists()
         print("  `metriclab reproduce` writes its table outside the checkout")
+        (work / "run_example.py").write_text(RUN_EXAMPLE)
         for example in sorted((ROOT / "examples").glob("plot_*.py")):  # as a user downloads them
             shutil.copy(example, outside / example.name)
-            run([str(python), "-c", RUN_EXAMPLE, example.name], cwd=outside, env=env)
+            run([str(python), str(work / "run_example.py"), example.name], cwd=outside, env=env)
         print("  the gallery's examples run (metriclab.plotting and Plotly, no matplotlib)")
         from metriclab.ui.dev.server import free_port
 
