@@ -34,7 +34,8 @@ extensions = [
     "metriclab_docs",
 ]
 autosummary_generate = True
-autodoc_default_options = {"members": True, "show-inheritance": False}
+# a key present is an option switched on (Sphinx 9), so only the ones wanted are named
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 
