@@ -32,12 +32,15 @@ def exported_html(tmp_path_factory):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     # the kernel runs this interpreter, from the checkout (cwd first on sys.path)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-    env_path = os.path.dirname(sys.executable)
-    os.environ["PATH"] = env_path + os.pathsep + os.environ.get("PATH", "")
-    client = nbclient.NotebookClient(
-        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": "."}}
-    )
-    client.execute()
+    path_before = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + path_before
+    try:
+        client = nbclient.NotebookClient(
+            notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": "."}}
+        )
+        client.execute()
+    finally:
+        os.environ["PATH"] = path_before
     html, _ = nbconvert.HTMLExporter().from_notebook_node(notebook)
     path = folder / "figures.html"
     path.write_text(html, encoding="utf-8")
