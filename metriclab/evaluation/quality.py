@@ -35,7 +35,7 @@ DEFAULT_K = 5  # scikit-learn's default n_neighbors of `trustworthiness`
 FULL_MAX_POINTS = 10_000  # measured on every point up to this many (n × n distances: 800 MB)
 SAMPLE_SIZE = 5_000  # the sample of larger sets (n × n distances: 200 MB)
 N_PERMUTATIONS = 20  # shuffled-label baseline: permutations of the labels
-_ROW_BLOCK = 1024  # rows of the n × n distances ranked at a time
+_COMPARISONS = 1 << 24  # distances compared at a time when ranking (16 MB of booleans)
 
 
 # -- the sample of a full-size set -------------------------------------------------------------
@@ -228,19 +228,29 @@ def _neighbours(B: np.ndarray, k: int) -> np.ndarray:
 
 def _rank_penalties(A: np.ndarray, neighbours_B: np.ndarray, k: int) -> np.ndarray:
     """p_i = Σ_{j ∈ N_k^B(i)} max(0, r_A(i, j) − k): r_A(i, j) is the rank of j among i's
-    neighbours in A (1 = nearest). The same distances, sort and ranks as scikit-learn's
-    `trustworthiness(A, B)` (whose sum over i is Σ p_i), ranked a block of rows at a time."""
+    neighbours in A (1 = nearest). The same distances and ranks as scikit-learn's
+    `trustworthiness(A, B)` (whose sum over i is Σ p_i), a block of rows at a time: r = 1 + the
+    number of points strictly nearer, and where j's distance is tied with another point's, the
+    rank scikit-learn's sort gives (the row is sorted the same way)."""
     n = A.shape[0]
     distances = pairwise_distances(A)
     np.fill_diagonal(distances, np.inf)  # a point is not its own neighbour
     penalties = np.empty(n, dtype=np.int64)
-    positions = np.arange(1, n + 1)
-    for start in range(0, n, _ROW_BLOCK):
-        rows = slice(start, min(n, start + _ROW_BLOCK))
-        order = np.argsort(distances[rows], axis=1)
-        rank = np.empty_like(order)
-        np.put_along_axis(rank, order, np.broadcast_to(positions, order.shape), axis=1)
-        excess = np.take_along_axis(rank, neighbours_B[rows], axis=1) - k
+    block = max(1, _COMPARISONS // (k * n))
+    for start in range(0, n, block):
+        rows = np.arange(start, min(n, start + block))
+        D = distances[rows]
+        at = np.take_along_axis(D, neighbours_B[rows], axis=1)[:, :, None]  # d(i, j), j ∈ N_k
+        rank = 1 + (D[:, None, :] < at).sum(axis=2)
+        tied = np.flatnonzero(((D[:, None, :] == at).sum(axis=2) > 1).any(axis=1))
+        if tied.size:  # the order scikit-learn's argsort puts tied points in
+            order = np.argsort(D[tied], axis=1)
+            position = np.empty_like(order)
+            np.put_along_axis(
+                position, order, np.broadcast_to(np.arange(1, n + 1), order.shape), axis=1
+            )
+            rank[tied] = np.take_along_axis(position, neighbours_B[rows[tied]], axis=1)
+        excess = rank - k
         penalties[rows] = np.where(excess > 0, excess, 0).sum(axis=1)
     return penalties
 
