@@ -342,7 +342,7 @@ def kept_neighbours(X, Z, k: int = DEFAULT_K, metric=None) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n,)
-        |N_k^X(i) ∩ N_k^Z(i)| / k per point, in {0, 1/k, ..., 1}; its mean is the share kept
+        ``|N_k^X(i) ∩ N_k^Z(i)| / k`` per point, in {0, 1/k, ..., 1}; its mean is the share kept
         over all points.
 
     Examples
