@@ -188,3 +188,18 @@ def test_baseline_permutations_are_the_library_classifier_on_permuted_reference_
     assert nm.accuracy == nearest_mean_accuracy(Z[mask], y[mask], Z[~mask], y[~mask])
     with pytest.raises(ValueError, match="unknown classifier"):
         accuracy_with_baseline(Z, y, mask, "svm")
+
+
+def test_baseline_on_a_sample_of_the_scored_points_keeps_the_full_score():
+    Z, y, mask = _separable(n_per_class=60, seed=1)
+    result = accuracy_with_baseline(Z, y, mask, n_permutations=5, seed=3, sample=30)
+    assert result.baseline_sample.size == 30 and result.n_scored == 150
+    assert result.accuracy == embedding_accuracy(Z, y, mask)  # on every unlabelled point
+    scored = result.baseline_sample.indices
+    Z_test, y_test = Z[~mask][scored], y[~mask][scored]
+    rng = np.random.default_rng(3)
+    expected = [
+        classifier_accuracy(Z[mask], rng.permutation(y[mask]), Z_test, y_test, "1nn")
+        for _ in range(5)
+    ]
+    np.testing.assert_array_equal(result.baseline_accuracies, expected)
