@@ -18,13 +18,14 @@ Numbers a person computes from these files equal the page's: the CSV floats roun
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import json
 from collections.abc import Sequence
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
+
+from metriclab.resources import require
 
 STATIC_EXTRA = "static"  # pyproject's optional extra that brings Kaleido (figure_svg)
 WEBGL_TRACES = ("scattergl", "scatterpolargl", "heatmapgl", "pointcloud", "splom")
@@ -329,15 +330,6 @@ def rasterised_traces(fig) -> list[str]:
     ]
 
 
-def _distribution_name() -> str:
-    try:
-        from importlib.metadata import packages_distributions
-
-        return packages_distributions().get("metriclab", ["metriclab"])[0]
-    except Exception:  # noqa: BLE001 - only used to word a message
-        return "metriclab"
-
-
 def figure_svg(fig, *, width: int | None = None, height: int | None = None) -> bytes:
     """A Plotly figure as SVG bytes, for slides.
 
@@ -359,8 +351,10 @@ def figure_svg(fig, *, width: int | None = None, height: int | None = None) -> b
 
     Raises
     ------
+    metriclab.resources.MissingExtra
+        When Kaleido is not installed: one line naming the extra ``static`` that installs it.
     RuntimeError
-        When Kaleido is not installed (the message names the extra) or cannot start a browser.
+        When Kaleido cannot start a browser.
 
     Examples
     --------
@@ -370,11 +364,7 @@ def figure_svg(fig, *, width: int | None = None, height: int | None = None) -> b
     >>> svg[:4]  # doctest: +SKIP
     b'<svg'
     """
-    if importlib.util.find_spec("kaleido") is None:
-        raise RuntimeError(
-            f"SVG export needs Kaleido: pip install '{_distribution_name()}[{STATIC_EXTRA}]' "
-            "(the optional extra static)"
-        )
+    require("kaleido", STATIC_EXTRA, "SVG export of a figure")  # MissingExtra naming the extra
     try:
         return fig.to_image(format="svg", width=width, height=height)
     except Exception as error:  # Kaleido's own errors: no browser, a crashed browser, ...
