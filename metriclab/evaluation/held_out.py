@@ -138,8 +138,10 @@ class HeldOutFit:
     classifier : str
         The classifier scored ('1nn', 'knn:K', 'nearest_mean').
     transductive_accuracy : float or None
-        On the unlabelled points the fit saw, with the labelled points as reference (None
-        without labelled or unlabelled fitted points).
+        On the unlabelled points not held out, with the labelled points as reference: the
+        page's usual score (a transductive method saw their features in its fit; an inductive
+        one maps them as it maps the held-out points). None without labelled points or without
+        such points.
     held_out_accuracy : float or None
         On the held-out points, with the same reference (None without labelled points).
     scaler : fitted scaler or None
