@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.kernels import (
+    KERNEL_NAMES,
     PAPER_SIGMAS,
     base_kernel,
     median_squared_distance,
@@ -31,10 +32,9 @@ from metriclab.kernels import (
     rbf_kernel_sum,
     scaled_rbf_widths,
 )
-from metriclab.methods.checks import check_params
-from metriclab.methods.mahalanobis.base import MetricLearnInterface
+from metriclab.methods.mahalanobis.base import STARTS, MetricLearnInterface
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError, check_choice
+from metriclab.validation import InvalidParameterError, Rule, check_choice, check_params
 
 LEARNERS = ("nca", "lmnn", "dne")
 WEIGHTINGS = ("single", "unweighted", "aligned")
@@ -234,6 +234,26 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         The output dimension.
     """
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`);
+    # learner and sigmas are checked by `_check_params`
+    _parameter_rules = {
+        "kernel": Rule("choice", choices=KERNEL_NAMES),
+        "width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "weighting": Rule("choice", choices=WEIGHTINGS),
+        "n_components": Rule("int", low=1, none_ok=True),
+        "kpca_components": Rule("int", low=1, none_ok=True),  # None: every non-null direction
+        "k": Rule("int", low=1),
+        "mu": Rule("float", low=0, high=1, high_open=True),
+        "max_iter": Rule("int", low=1, none_ok=True),
+        "degree": Rule("int", low=1),
+        "coef0": Rule("float"),
+        "neighbor_space": Rule("choice", choices=NEIGHBOR_SPACES),
+        "eigen_solver": Rule("choice", choices=EIGEN_SOLVERS),
+        "init": Rule("choice", choices=("auto", *STARTS)),
+        "verbose": Rule("int", low=0),
+        "record_iterates": Rule("bool"),
+    }
+
     def __init__(
         self,
         learner="nca",
@@ -279,7 +299,7 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     def _check_params(self):
         if not _is_learner_estimator(self.learner):
             check_choice("learner", self.learner, LEARNERS)
-        check_params(self)  # the ranges declared in the KPCA-trick specs
+        check_params(self)  # the class's _parameter_rules
         self._refuse_ignored()
         if self.weighting != "single" and self.kernel != "gaussian":
             raise InvalidParameterError(

@@ -68,18 +68,19 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from metriclab.eigen import smallest_eigenpairs
+from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
 from metriclab.graphs import (
+    GRAPH_KINDS,
     LAPLACIAN_KINDS,
+    WEIGHT_KINDS,
     build_graph,
     degrees,
     inverse_sqrt_degrees,
     laplacian,
 )
 from metriclab.kernels import gaussian_kernel, squared_distances
-from metriclab.methods.checks import check_params
 from metriclab.progress import FitLog
-from metriclab.validation import check_int, fix_signs
+from metriclab.validation import Rule, check_int, check_params, fix_signs
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
@@ -217,6 +218,21 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
 class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     """Shared fit / transform of TDL and Laplacian Eigenmaps (see the module docstring)."""
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`)
+    _parameter_rules = {
+        "n_components": Rule("int", low=1),
+        "n_neighbors": Rule("int", low=1),
+        "width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "graph": Rule("choice", choices=GRAPH_KINDS),
+        "weights": Rule("choice", choices=WEIGHT_KINDS),
+        "laplacian": Rule("choice", choices=LAPLACIAN_KINDS),
+        "eigen_solver": Rule("choice", choices=EIGEN_SOLVERS),
+        "kernel_penalty": Rule("float", low=0.0),
+        "kernel_width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "tol": Rule("float", low=0.0),
+        "verbose": Rule("int", low=0),
+    }
+
     def _cost_and_lam(self, X, y, cost=None) -> tuple[sp.csr_matrix, float]:
         raise NotImplementedError
 
@@ -246,7 +262,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
                         "unlabeled"
                     )
             y = y.astype(np.int64)
-        check_params(self)  # the ranges declared in the method's spec (metriclab.methods.specs)
+        check_params(self)  # the class's _parameter_rules
         check_int("n_components", self.n_components, 1, n - 2)  # and those the data set
         check_int("n_neighbors", self.n_neighbors, 1, n - 1)
         return X, y
@@ -435,6 +451,12 @@ class TDL(_GraphSpectralEmbedding):
     `fit(X, y)` embeds all of X.
     """
 
+    _parameter_rules = {
+        "lam": Rule("float", low=0.0),
+        "k": Rule("int", low=1),
+        "cost_scale": Rule("choice", choices=COST_SCALES),
+    }
+
     def __init__(
         self,
         n_components=2,
@@ -473,7 +495,7 @@ class TDL(_GraphSpectralEmbedding):
         k, lam = (
             int(self.k),
             float(self.lam),
-        )  # checked at fit (check_params); λ = 0: the cost alone
+        )  # checked at fit (_parameter_rules); λ = 0: the cost alone
         classes = np.unique(y[y != -1])
         if classes.size == 1:  # no labels at all is allowed: C = 0 gives Laplacian Eigenmaps
             raise ValueError(

@@ -16,10 +16,18 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from metriclab.validation import InvalidParameterError, check_choice, check_int
+from metriclab.validation import InvalidParameterError, Rule, check_choice, check_int
 
 STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
 _INITS = ("auto", *STARTS)  # "auto": the learner picks one
+# The parameters NCA and LMNN share (their `_parameter_rules`): a start by name or a matrix
+# (n_components × d, checked at fit against the data), the iterations, progress and recording.
+ITERATIVE_RULES = {
+    "init": Rule("choice", choices=(*STARTS, "auto"), accepts=(np.ndarray, list, tuple)),
+    "max_iter": Rule("int", low=1),
+    "verbose": Rule("int", low=0),
+    "record_iterates": Rule("bool"),
+}
 
 
 _CONTROLLER = []
@@ -96,6 +104,9 @@ class MahalanobisMixin(
     metric-learn's interface (`get_mahalanobis_matrix`, `get_metric`, `pair_distance`,
     `pair_score`).
     """
+
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`)
+    _parameter_rules = {"n_components": Rule("int", low=1, none_ok=True)}  # None: d
 
     def transform(self, X):
         """Map X into the learned space: X Lᵀ (n × n_components)."""

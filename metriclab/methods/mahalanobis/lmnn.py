@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
+    ITERATIVE_RULES,
     MahalanobisMixin,
     class_ranges,
     initial_components,
@@ -27,9 +27,7 @@ from metriclab.methods.mahalanobis.base import (
     target_neighbors,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import (
-    InvalidParameterError,
-)
+from metriclab.validation import InvalidParameterError, Rule, check_params
 
 PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
 
@@ -309,6 +307,15 @@ class LMNN(MahalanobisMixin):
     ======================  =========================  ======================================
     """
 
+    _parameter_rules = {
+        **ITERATIVE_RULES,
+        "k": Rule("int", low=1),
+        "mu": Rule("float", low=0, high=1, high_open=True),
+        "tol": Rule("float", low=0.0, low_open=True),
+        "impostor_refresh": Rule("int", low=1),
+        "impostor_slack": Rule("float", low=0.0),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -340,7 +347,7 @@ class LMNN(MahalanobisMixin):
     def fit(self, X, y, X_neighbors=None):
         """Learn L. `X_neighbors` (optional, same rows as X) is the space in which target
         neighbours are chosen (the KPCA trick with an unweighted kernel uses the input space)."""
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         k, max_iter, refresh = int(self.k), int(self.max_iter), int(self.impostor_refresh)
         tol, slack, mu = float(self.tol), float(self.impostor_slack), float(self.mu)
         if self.callback is not None and not callable(self.callback):

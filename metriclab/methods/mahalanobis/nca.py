@@ -11,8 +11,8 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
+    ITERATIVE_RULES,
     MahalanobisMixin,
     auto_start,
     class_ranges,
@@ -21,7 +21,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError
+from metriclab.validation import InvalidParameterError, Rule, check_params
 
 
 def nca_loss_and_gradient(flat_L, X, ranges, n_components):
@@ -129,6 +129,12 @@ class NCA(MahalanobisMixin):
         1: `iterates_[0]` is the L after the first step.
     """
 
+    _parameter_rules = {
+        **ITERATIVE_RULES,
+        "tol": Rule("float", low=0.0),
+        "warm_start": Rule("bool"),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -161,7 +167,7 @@ class NCA(MahalanobisMixin):
 
     def fit(self, X, y):
         """Learn L from the labelled points X (n × d) and their classes y."""
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         max_iter, tol = int(self.max_iter), float(self.tol)
         if self.callback is not None and not callable(self.callback):
             raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
