@@ -12,11 +12,21 @@ from sklearn.exceptions import NotFittedError
 
 from metriclab import LMNN, NCA, KernelPCATrick, TangentDistanceKNN
 from metriclab.methods import REGISTRY
+from metriclab.methods.mahalanobis.base import METRIC_LEARN_REFUSED
 from metriclab.methods.tangent import TangentMetricKNN
 from metriclab.validation import Rule, constructor_defaults, declared_rules
 
-# Constructor arguments no Param kind describes; each estimator checks them itself.
-NOT_PARAMS = {"random_state", "callback", "learner", "sigmas", "image_shape"}
+# Constructor arguments no Param kind describes; each estimator checks them itself (metric-learn's
+# names with no counterpart here: `metric_learn_arguments`).
+NOT_PARAMS = {
+    "random_state",
+    "callback",
+    "learner",
+    "sigmas",
+    "image_shape",
+    "preprocessor",
+    *METRIC_LEARN_REFUSED,
+}
 CLASSES = sorted({s.estimator for s in REGISTRY.values()}, key=lambda c: c.__name__)
 IMAGE = (4, 4)
 

@@ -37,6 +37,9 @@ from metriclab.progress import FitLog
 from metriclab.validation import InvalidParameterError, Rule, check_choice, check_params
 
 LEARNERS = ("nca", "lmnn", "dne")
+# max_iter=None: the learner's iterations on kernel-PCA coordinates (NCA's were its own default,
+# 100, before NCA took scikit-learn's 50; the KPCA-trick tables ran with 100)
+LEARNER_MAX_ITER = {"nca": 100, "lmnn": 200}
 WEIGHTINGS = ("single", "unweighted", "aligned")
 NEIGHBOR_SPACES = ("auto", "feature", "input")
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "randomized")
@@ -140,10 +143,11 @@ def make_learner(
     name: str, n_components: int, k: int, mu: float, max_iter, random_state, init=None
 ):
     """An unfitted metriclab linear learner by name (imported here: mahalanobis is another module).
-    `init` (NCA, LMNN) and `max_iter` left as None keep the learner's defaults."""
+    `init` (NCA, LMNN) left as None keeps the learner's default; `max_iter` None is
+    `LEARNER_MAX_ITER`."""
     from metriclab.methods.mahalanobis import DNE, LMNN, NCA
 
-    extra = {} if max_iter is None else {"max_iter": max_iter}
+    extra = {"max_iter": LEARNER_MAX_ITER.get(name) if max_iter is None else max_iter}
     if init is not None:
         extra["init"] = init
     if name == "nca":
@@ -186,7 +190,7 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     mu : float
         LMNN's push weight.
     max_iter : int or None
-        NCA and LMNN iterations (None: the learner's default).
+        NCA and LMNN iterations (None: 100 for NCA, 200 for LMNN).
     degree, coef0 : float
         The polynomial kernel (x'y + coef0)^degree.
     sigmas : sequence of float

@@ -17,6 +17,7 @@ from metriclab.methods.mahalanobis.base import (
     auto_start,
     class_ranges,
     initial_components,
+    metric_learn_arguments,
     resolve_start,
     single_thread_blas,
 )
@@ -114,6 +115,8 @@ class NCA(MahalanobisMixin):
     record_iterates : bool
         Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
         and the fit is the same either way.
+    preprocessor : None
+        metric-learn's argument: None only (this NCA takes the points themselves).
 
     Attributes
     ----------
@@ -138,14 +141,16 @@ class NCA(MahalanobisMixin):
     def __init__(
         self,
         n_components=None,
+        *,
         init="auto",
         warm_start=False,
-        max_iter=100,
+        max_iter=50,
         tol=1e-5,
         callback=None,
         verbose=0,
-        random_state=0,
+        random_state=None,
         record_iterates=False,
+        preprocessor=None,
     ):
         self.n_components = n_components
         self.init = init
@@ -156,6 +161,7 @@ class NCA(MahalanobisMixin):
         self.verbose = verbose
         self.random_state = random_state
         self.record_iterates = record_iterates
+        self.preprocessor = preprocessor  # metric-learn's: None only (checked at fit)
 
     def _loss_grad_lbfgs(self, transformation, X, same_class_mask, sign=1.0):
         """scikit-learn's signature: Σ_i p_i (times `sign`) and its gradient in the flattened L,
@@ -168,6 +174,7 @@ class NCA(MahalanobisMixin):
     def fit(self, X, y):
         """Learn L from the labelled points X (n × d) and their classes y."""
         check_params(self)  # the class's _parameter_rules
+        metric_learn_arguments(self, {})  # metric-learn's preprocessor: None only
         max_iter, tol = int(self.max_iter), float(self.tol)
         if self.callback is not None and not callable(self.callback):
             raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
