@@ -27,9 +27,11 @@ def width(cls: type, label: str, help: str, active_when=None) -> Param:
     )
 
 
-def neighbours(cls: type, name: str, label: str, help: str, slider: tuple[int, int]) -> Param:
+def neighbours(
+    cls: type, name: str, label: str, help: str, slider: tuple[int, int], app_default=_SAME
+) -> Param:
     """A neighbour count (k of a graph, target neighbours, voters) on a linear slider."""
-    return Param.of(cls, name, label, slider=slider, help=help)
+    return Param.of(cls, name, label, slider=slider, help=help, app_default=app_default)
 
 
 def iterations(

@@ -23,6 +23,7 @@ def _graph_params(cls: type) -> list[Param]:
             "Graph neighbours",
             "k of the kNN graph whose Laplacian is the penalty.",
             (2, 50),
+            app_default=10,  # the estimators' None is 10 too, at most n − 1 on tiny data
         ),
         width(
             cls,
