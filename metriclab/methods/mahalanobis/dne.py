@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     nearest_rows,
@@ -15,7 +14,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
     target_neighbors,
 )
-from metriclab.validation import fix_signs
+from metriclab.validation import Rule, check_params, fix_signs
 
 
 def dne_weights(X, y, k):
@@ -65,13 +64,15 @@ class DNE(MahalanobisMixin):
         The eigenvalues of the kept directions, ascending.
     """
 
+    _parameter_rules = {"k": Rule("int", low=1)}  # n_components: MahalanobisMixin's
+
     def __init__(self, n_components=2, k=3):
         self.n_components = n_components
         self.k = k
 
     def fit(self, X, y, X_neighbors=None):
         """`X_neighbors` (optional, same rows as X): the space in which neighbours are chosen."""
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         k = int(self.k)
         X, y = self._validate_labeled(X, y)
         d = X.shape[1]
