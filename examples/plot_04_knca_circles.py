@@ -15,7 +15,7 @@ from metriclab.plotting import embedding
 ds = load("curves_circles", n_samples=300, seed=0)
 _, mask = splits(ds.y, 1, fraction=0.5, seed=0)[0]
 Xtr, ytr, Xte, yte = ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask]
-nca = NCA(n_components=1, init="pca", random_state=0).fit(Xtr, ytr)
+nca = NCA(n_components=1, init="pca", max_iter=100, random_state=0).fit(Xtr, ytr)
 knca = KernelPCATrick(learner="nca", kernel="polynomial", degree=2, n_components=1).fit(Xtr, ytr)
 
 fig = embedding(ds.X, ds.y, title="three nested circles")

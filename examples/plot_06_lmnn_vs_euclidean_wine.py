@@ -19,7 +19,7 @@ ds = load("wine")
 rows = []
 for _, mask in splits(ds.y, 10, n_train=30, seed=0):
     Xtr, ytr, Xte, yte = ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask]
-    nca = NCA(init="pca", random_state=0).fit(Xtr, ytr)
+    nca = NCA(init="pca", max_iter=100, random_state=0).fit(Xtr, ytr)
     lmnn = LMNN(k=3).fit(Xtr, ytr)
     rows.append(
         [

@@ -1,6 +1,11 @@
-"""`Param`: one tunable parameter (of a method or a synthetic data set), declared once: its type,
-the range an estimator accepts, the range and scale of the app's slider, its default, label and
-help.
+"""`Param`: one tunable parameter as the app, the link, the command line and the docs show it: its
+label, help, slider range and scale, the value the app starts from, and the values accepted.
+
+A method's parameter is declared on its estimator class (`_parameter_rules`, the constructor's
+default: `metriclab.validation`); its `Param` is made by `Param.of(cls, name, label, ...)`, which
+reads the valid values and the default from the class and adds the presentation (the slider, its
+scale, label, help, and `app_default` where the app starts elsewhere than the estimator). A data
+set generator's parameter is declared by `Param(...)` itself.
 
 Two readings of one declaration:
 - `Param.check(value)` is the estimator's check at fit (scikit-learn's rule: an integer parameter
@@ -18,14 +23,16 @@ from typing import Any
 
 from metriclab.validation import (
     InvalidParameterError,
+    Rule,
     as_number,
     check_choice,
-    check_int,
-    check_real,
+    constructor_defaults,
+    declared_rules,
     whole_number,
 )
 
 PARAM_KINDS = ("int", "float", "choice", "bool")
+_SAME = object()  # no app starting value of its own: the app starts at the estimator's default
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,11 @@ class Param:
     `low` itself, as for a width that must be > 0). `slider` = (low, high) is the slider's range
     where it is narrower than the valid one (an iteration count accepts any positive number; a
     slider needs an end). A `default` of None means "automatic" (e.g. a width chosen from the
-    data) and is then always accepted."""
+    data) and is then always accepted.
+
+    `default` is the value the app starts from; `estimator_default` the estimator's own (for a
+    `Param.of` a class, its constructor's default; they differ only where the spec names an
+    `app_default`)."""
 
     name: str
     label: str
@@ -53,8 +64,52 @@ class Param:
     none_ok: bool = False  # None ("automatic" or "all") is accepted even with a number default
     active_when: tuple[str, tuple] | None = None  # (other parameter, its values where this counts)
     accepts: tuple[type, ...] = ()  # other types the estimator takes and checks itself (arrays)
+    estimator_default: Any = _SAME  # the estimator's default where the app starts elsewhere
+
+    @classmethod
+    def of(
+        cls,
+        estimator: type,
+        name: str,
+        label: str,
+        *,
+        help: str = "",
+        slider: tuple[float, float] | None = None,
+        log: bool = False,
+        active_when: tuple[str, tuple] | None = None,
+        app_default: Any = _SAME,
+    ) -> Param:
+        """The parameter `name` of the estimator class as the app shows it: the valid values and
+        the default read from the class (`_parameter_rules`, the constructor), the rest given here.
+        `app_default`: the value the app starts from where it is not the estimator's default."""
+        rules = declared_rules(estimator)
+        if name not in rules:
+            raise ValueError(
+                f"{estimator.__name__} declares no parameter {name!r} in _parameter_rules"
+            )
+        rule, default = rules[name], constructor_defaults(estimator)[name]
+        return cls(
+            name,
+            label,
+            "choice" if rule.kind == "choice" else rule.kind,
+            default if app_default is _SAME else app_default,
+            low=rule.low,
+            high=rule.high,
+            log=log,
+            choices=rule.choices,
+            help=help,
+            slider=slider,
+            low_open=rule.low_open,
+            high_open=rule.high_open,
+            none_ok=rule.none_ok,
+            active_when=active_when,
+            accepts=rule.accepts,
+            estimator_default=default,
+        )
 
     def __post_init__(self):
+        if self.estimator_default is _SAME:
+            object.__setattr__(self, "estimator_default", self.default)
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {PARAM_KINDS}")
         if self.kind == "choice" and self.default not in self.choices and not self.none_ok:
@@ -100,31 +155,24 @@ class Param:
     def ui_high(self) -> float | None:
         return self.ui_range[1]
 
+    @property
+    def rule(self) -> Rule:
+        """What decides whether a value is accepted (not the label, help or slider)."""
+        return Rule(
+            self.kind,
+            self.low,
+            self.high,
+            self.low_open,
+            self.high_open,
+            self.choices if self.kind == "choice" else (),
+            self.allows_none,
+            self.accepts,
+        )
+
     def check(self, value: Any) -> Any:
         """`value` if the estimator accepts it (scikit-learn's strict types), else an
         InvalidParameterError naming the parameter, the value and the allowed range."""
-        if self.accepts and isinstance(value, self.accepts):
-            return value  # the estimator checks these itself (e.g. an init matrix)
-        if value is None and self.allows_none:
-            return None
-        if self.kind == "choice":
-            return check_choice(self.name, value, self.choices)
-        if self.kind == "bool":
-            if not isinstance(value, bool):
-                raise InvalidParameterError(f"{self.name} must be True or False, got {value!r}")
-            return value
-        auto = self.allows_none
-        if self.kind == "int":
-            return check_int(self.name, value, self.low, self.high, allow_none=auto)
-        return check_real(
-            self.name,
-            value,
-            self.low,
-            self.high,
-            low_open=self.low_open,
-            high_open=self.high_open,
-            allow_none=auto,
-        )
+        return self.rule.check(self.name, value)
 
     def validate(self, value: Any) -> Any:
         """Return `value` coerced to this parameter's type, or raise ValueError naming the parameter.

@@ -12,11 +12,21 @@ Unlike scikit-learn, a bool is refused where a number is asked for (True is a fl
 Every error is an `InvalidParameterError`: a ValueError (and a TypeError, as scikit-learn's own)
 whose message starts with the parameter's name, says what is allowed (the bound broken, for a
 value of the right type) and shows the value given.
+
+Each estimator class declares the values its parameters accept once, as scikit-learn's
+`_parameter_constraints`: a class attribute `_parameter_rules = {name: Rule(...)}` (named apart
+from scikit-learn's, whose checks read that attribute in scikit-learn's own format). Its defaults
+are its constructor's. `check_params(estimator)`, called at the start of `fit`, checks every
+declared parameter, the rules of the base classes included, so a subclass (`class MyTDL(TDL):
+pass`) is checked as its base is. Checks that depend on the data (n_components at most the number
+of features) stay in the estimator.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
@@ -130,6 +140,83 @@ def check_choice(name: str, value: Any, choices) -> Any:
     if found:
         return value
     raise InvalidParameterError(f"{name} must be one of {list(choices)}, got {value!r}")
+
+
+RULE_KINDS = ("int", "float", "choice", "bool")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The values one estimator parameter accepts: an entry of a class's `_parameter_rules`.
+
+    kind: "int" (an integer type), "float" (a finite real number), "choice" (one of `choices`) or
+    "bool". `low`/`high` bound a number (None: unbounded; `low_open`/`high_open` exclude the bound
+    itself, as for a width that must be > 0). `none_ok`: None is accepted ("automatic", "all").
+    `accepts`: other types the estimator takes and checks itself (an init matrix)."""
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    none_ok: bool = False
+    accepts: tuple[type, ...] = ()
+
+    def __post_init__(self):
+        if self.kind not in RULE_KINDS:
+            raise ValueError(f"Rule kind must be one of {RULE_KINDS}, got {self.kind!r}")
+        object.__setattr__(self, "choices", tuple(self.choices))
+
+    def check(self, name: str, value: Any) -> Any:
+        """`value` if it is accepted (scikit-learn's strict types), else an InvalidParameterError
+        naming the parameter, the value and the allowed range."""
+        if self.accepts and isinstance(value, self.accepts):
+            return value  # the estimator checks these itself (e.g. an init matrix)
+        if value is None and self.none_ok:
+            return None
+        if self.kind == "choice":
+            return check_choice(name, value, self.choices)
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+            return value
+        if self.kind == "int":
+            return check_int(name, value, self.low, self.high, allow_none=self.none_ok)
+        return check_real(
+            name,
+            value,
+            self.low,
+            self.high,
+            low_open=self.low_open,
+            high_open=self.high_open,
+            allow_none=self.none_ok,
+        )
+
+
+def declared_rules(cls: type) -> dict[str, Rule]:
+    """The `_parameter_rules` of `cls` and its bases (a subclass's own entries win)."""
+    rules: dict[str, Rule] = {}
+    for klass in reversed(cls.__mro__):
+        rules.update(vars(klass).get("_parameter_rules", {}))
+    return rules
+
+
+def constructor_defaults(cls: type) -> dict[str, Any]:
+    """{parameter: default} of `cls.__init__`: the one declaration of the estimator's defaults."""
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if name != "self" and p.default is not inspect.Parameter.empty
+    }
+
+
+def check_params(estimator: Any) -> dict[str, Any]:
+    """Check every parameter declared by the estimator's class and its bases (at fit); returns
+    {name: value} checked."""
+    rules = declared_rules(type(estimator))
+    values = estimator.get_params(deep=False)
+    return {name: rule.check(name, values[name]) for name, rule in rules.items() if name in values}
 
 
 def whole_number(name: str, value: Any) -> int:

@@ -85,7 +85,12 @@ def test_linear_kernel_reproduces_the_linear_learner(request, data, learner, n_c
 
 
 @pytest.mark.parametrize(
-    "learner", [NCA(n_components=2, init="pca"), LMNN(n_components=2, k=3), DNE(n_components=2)]
+    "learner",
+    [
+        NCA(n_components=2, init="pca", max_iter=100),
+        LMNN(n_components=2, k=3),
+        DNE(n_components=2),
+    ],
 )
 @pytest.mark.parametrize("data", ["iris", "wine"])
 def test_a_learner_estimator_with_a_linear_kernel_reproduces_itself(request, data, learner):

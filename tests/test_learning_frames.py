@@ -11,7 +11,10 @@ from metriclab.ui.embed.learning_frames import frame_indices, learning_frames, r
 from metriclab.ui.shared.compute import split_mask
 from tests.apptest_helpers import fit_request, split_ref, values
 
-LINEAR = [lambda **k: NCA(n_components=2, **k), lambda **k: LMNN(n_components=2, **k)]
+LINEAR = [
+    lambda **k: NCA(n_components=2, max_iter=100, **k),
+    lambda **k: LMNN(n_components=2, **k),
+]
 KERNEL = [  # on wine: from its LDA start on iris, KNCA stops at once (0 iterations)
     lambda **k: KernelPCATrick("nca", n_components=2, **k),
     lambda **k: KernelPCATrick("lmnn", n_components=2, max_iter=30, **k),

@@ -1,6 +1,8 @@
-"""A parameter is declared once, in its method's spec (issue 33): from that declaration come the
-estimator's own checks at fit, the app's sliders and the link clamp. scikit-learn's conventions
-at the edges: NotFittedError before fit, an ignored parameter refused, image shapes whole."""
+"""A parameter is declared once, on its estimator class (issue 40: `_parameter_rules` and the
+constructor's default, scikit-learn's `_parameter_constraints` model): from that declaration come
+the estimator's own checks at fit, for subclasses too, and the spec's sliders and link clamp.
+scikit-learn's conventions at the edges: NotFittedError before fit, an ignored parameter refused,
+image shapes whole."""
 
 import inspect
 
@@ -10,12 +12,21 @@ from sklearn.exceptions import NotFittedError
 
 from metriclab import LMNN, NCA, KernelPCATrick, TangentDistanceKNN
 from metriclab.methods import REGISTRY
-from metriclab.methods.checks import declared_params
+from metriclab.methods.mahalanobis.base import METRIC_LEARN_REFUSED
 from metriclab.methods.tangent import TangentMetricKNN
-from metriclab.params import Param
+from metriclab.validation import Rule, constructor_defaults, declared_rules
 
-# Constructor arguments no Param kind describes; each estimator checks them itself.
-NOT_PARAMS = {"random_state", "callback", "learner", "sigmas", "image_shape"}
+# Constructor arguments no Param kind describes; each estimator checks them itself (metric-learn's
+# names with no counterpart here: `metric_learn_arguments`).
+NOT_PARAMS = {
+    "random_state",
+    "callback",
+    "learner",
+    "sigmas",
+    "image_shape",
+    "preprocessor",
+    *METRIC_LEARN_REFUSED,
+}
 CLASSES = sorted({s.estimator for s in REGISTRY.values()}, key=lambda c: c.__name__)
 IMAGE = (4, 4)
 
@@ -40,13 +51,17 @@ def data_for(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_every_constructor_argument_is_declared_in_a_spec(cls):
-    declared = set(declared_params(cls))
+def test_every_constructor_argument_is_declared_on_its_class(cls):
+    declared = set(declared_rules(cls))
     missing = constructor_args(cls) - declared - NOT_PARAMS
-    assert not missing, f"{cls.__name__}: declare {sorted(missing)} in its spec (params or hidden)"
+    assert not missing, f"{cls.__name__}: declare {sorted(missing)} in its _parameter_rules"
+    assert declared <= constructor_args(cls), f"{cls.__name__}: a rule for no constructor argument"
+    defaults = constructor_defaults(cls)
+    for name, rule in declared_rules(cls).items():  # every default is accepted by its own rule
+        assert rule.check(name, defaults[name]) == defaults[name] or defaults[name] is None
 
 
-def out_of_range(p: Param):
+def out_of_range(p: Rule):
     """A value the declaration refuses, or None when the parameter has no bound to break."""
     if p.kind == "choice":
         return "no-such-choice"
@@ -60,31 +75,31 @@ def out_of_range(p: Param):
 
 
 CASES = [
-    (cls, p)
+    (cls, name)
     for cls in CLASSES
-    for p in declared_params(cls).values()
-    if out_of_range(p) is not None and p.name not in ("verbose",)
+    for name, rule in declared_rules(cls).items()
+    if out_of_range(rule) is not None and name not in ("verbose",)
 ]
 
 
-@pytest.mark.parametrize(
-    "cls, p", CASES, ids=lambda v: getattr(v, "name", getattr(v, "__name__", ""))
-)
-def test_a_value_outside_the_declaration_is_refused_by_the_estimator_and_the_spec(cls, p):
+@pytest.mark.parametrize("cls, name", CASES, ids=lambda v: getattr(v, "__name__", v))
+def test_a_value_outside_the_declaration_is_refused_by_the_estimator_and_the_spec(cls, name):
     X, y = data_for(cls)
-    bad = out_of_range(p)
+    rule = declared_rules(cls)[name]
+    bad = out_of_range(rule)
     with pytest.raises(ValueError) as by_estimator:
-        build(cls, **{p.name: bad}).fit(X, y)
-    assert str(by_estimator.value).startswith(p.name), str(by_estimator.value)
-    if p.accepts and isinstance(bad, p.accepts):  # a form the estimator checks itself
+        build(cls, **{name: bad}).fit(X, y)
+    assert str(by_estimator.value).startswith(name), str(by_estimator.value)
+    if rule.accepts and isinstance(bad, rule.accepts):  # a form the estimator checks itself
         return
-    with pytest.raises(ValueError) as by_param:
-        p.check(bad)
-    assert str(by_estimator.value) == str(by_param.value)  # one rule, one message
+    with pytest.raises(ValueError) as by_rule:
+        rule.check(name, bad)
+    assert str(by_estimator.value) == str(by_rule.value)  # one rule, one message
     for spec in (s for s in REGISTRY.values() if s.estimator is cls):
-        if any(q.name == p.name for q in spec.params):
-            with pytest.raises(ValueError):
-                spec.make(**{p.name: bad})
+        for p in (q for q in spec.params if q.name == name):
+            assert p.rule == rule  # the spec reads the class's rule, never its own
+            with pytest.raises(ValueError, match=f"^{name}"):  # read as from a link, then checked
+                spec.make(**{name: bad})
 
 
 @pytest.mark.parametrize("key", sorted(REGISTRY))

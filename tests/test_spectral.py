@@ -452,3 +452,47 @@ def test_a_precomputed_graph_gives_the_same_embedding_and_a_wrong_one_is_refused
     np.testing.assert_allclose(le.fit(X).embedding_, le.fit(X, graph=graph).embedding_, atol=1e-12)
     with pytest.raises(ValueError, match="graph must be"):
         TDL().fit(X[:50], y_partial[:50], graph=graph)
+
+
+# ---- the estimators at their defaults (issue 38 item 7) ----------------------------------------
+
+
+@pytest.mark.parametrize("cls", [TDL, LaplacianEigenmaps])
+def test_the_default_graph_fits_small_data_and_keeps_ten_neighbours_beyond(cls, moons):
+    """n_neighbors=None is 10, at most n − 1: ten points fit at the defaults (scikit-learn's
+    check data), one feature works, and from eleven points on the graph is the old default's."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((10, 3))
+    y = np.array([0, 1] * 3 + [-1] * 4)
+    model = cls().fit(X, y)
+    assert model.n_neighbors_ == 9 and model.embedding_.shape == (10, 2)
+    assert cls().fit(X[:, :1], y).embedding_.shape == (10, 2)  # one feature
+    X_moons, _, _, y_partial = moons
+    default, ten = cls().fit(X_moons, y_partial), cls(n_neighbors=10).fit(X_moons, y_partial)
+    assert default.n_neighbors_ == 10
+    np.testing.assert_array_equal(default.embedding_, ten.embedding_)
+    with pytest.raises(ValueError, match="n_neighbors must be <= 9, got 10"):
+        cls(n_neighbors=10).fit(X, y)  # an explicit value is never changed
+
+
+@pytest.mark.parametrize("cls", [TDL, LaplacianEigenmaps])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_and_inf_are_refused(cls, bad):
+    X = np.random.default_rng(0).standard_normal((12, 2))
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        cls().fit(X, np.array([0, 1] * 6))
+
+
+def test_tdl_without_any_label_is_laplacian_eigenmaps_as_documented(moons):
+    """No label (y None or all -1): C = 0, and TDL is Laplacian Eigenmaps (the module docstring
+    says so and why it is not an error); λ scales the eigenvalues only."""
+    X = moons[0]
+    le = LaplacianEigenmaps().fit(X)
+    for y in (None, np.full(X.shape[0], -1)):
+        tdl = TDL(lam=3.0).fit(X, y)
+        assert tdl.cost_.nnz == 0
+        np.testing.assert_allclose(tdl.embedding_, le.embedding_, atol=1e-12)
+        np.testing.assert_allclose(tdl.eigenvalues_, 3.0 * le.eigenvalues_, rtol=1e-8)
+    with pytest.raises(ValueError, match="at least two classes"):
+        TDL().fit(X, np.where(np.arange(X.shape[0]) < 5, 0, -1))

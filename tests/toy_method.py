@@ -7,28 +7,19 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.methods import MethodSpec, Param, register
-from metriclab.methods.checks import check_params
-
-STRENGTH = Param(
-    "strength",
-    "Toy strength",
-    "float",
-    2.0,
-    low=0.5,
-    high=8.0,
-    log=True,
-    help="How much the toy map stretches the first feature.",
-)
+from metriclab.validation import Rule, check_params
 
 
 class ToyStretch(TransformerMixin, BaseEstimator):
     """Centre the data and stretch its first feature by `strength`: a tiny inductive map."""
 
+    _parameter_rules = {"strength": Rule("float", low=0.5, high=8.0)}  # checked at fit
+
     def __init__(self, strength=2.0):
         self.strength = strength
 
     def fit(self, X, y=None):
-        check_params(self)  # the spec's declaration, as every metriclab estimator does
+        check_params(self)  # the class's declaration, as every metriclab estimator does
         X = validate_data(self, X, dtype=np.float64)
         self.mean_ = X.mean(axis=0)
         return self
@@ -40,6 +31,14 @@ class ToyStretch(TransformerMixin, BaseEstimator):
         Z[:, 0] *= self.strength
         return Z
 
+
+STRENGTH = Param.of(
+    ToyStretch,
+    "strength",
+    "Toy strength",
+    log=True,
+    help="How much the toy map stretches the first feature.",
+)
 
 SPEC = register(
     MethodSpec(

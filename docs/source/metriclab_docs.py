@@ -92,10 +92,12 @@ def params_tables() -> dict[str, str]:
                 if p.active_when
                 else ""
             )
+            starts = "the default" if p.default == p.estimator_default else _value(p.default)
             rows.append(
                 [
                     f"``{p.name}`` ({p.label})",
-                    _value(p.default),
+                    _value(p.estimator_default),
+                    starts,
                     _range(p) + (f"; slider {slider}" if p.slider else ""),
                     p.help + when,
                 ]
@@ -104,9 +106,9 @@ def params_tables() -> dict[str, str]:
             out[f"params_{key}"] = "This method has no parameters.\n"
             continue
         out[f"params_{key}"] = _list_table(
-            ["parameter (slider label)", "default", "valid values", "meaning"],
+            ["parameter (slider label)", "default", "the app starts at", "valid values", "meaning"],
             rows,
-            [22, 12, 18, 48],
+            [20, 11, 11, 16, 42],
         )
     return out
 

@@ -73,3 +73,46 @@ __all__ = [
     "stratified_mask",
     "summarize",
 ]
+
+# -- issue 37: quality beyond 1-NN and new points (`quality`, `held_out`) -------------------------
+from metriclab.evaluation.held_out import (  # noqa: E402
+    HeldOutFit,
+    NewPoints,
+    NoOutOfSampleMap,
+    fit_held_out,
+    held_out_mask,
+    map_new_points,
+    out_of_sample_reason,
+)
+from metriclab.evaluation.quality import (  # noqa: E402
+    BaselinedAccuracy,
+    NeighbourhoodQuality,
+    QualitySample,
+    accuracy_with_baseline,
+    continuity,
+    kept_neighbours,
+    metric_space,
+    neighbourhood_quality,
+    quality_sample,
+    trustworthiness,
+)
+
+__all__ += [
+    "BaselinedAccuracy",
+    "HeldOutFit",
+    "NeighbourhoodQuality",
+    "NewPoints",
+    "NoOutOfSampleMap",
+    "QualitySample",
+    "accuracy_with_baseline",
+    "continuity",
+    "fit_held_out",
+    "held_out_mask",
+    "kept_neighbours",
+    "map_new_points",
+    "metric_space",
+    "neighbourhood_quality",
+    "out_of_sample_reason",
+    "quality_sample",
+    "trustworthiness",
+]

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from metriclab.methods.checks import check_params
+from metriclab.validation import Rule, check_params
 
 
 class EuclideanIdentity(TransformerMixin, BaseEstimator):
@@ -25,11 +25,13 @@ class EuclideanIdentity(TransformerMixin, BaseEstimator):
 class PCA(TransformerMixin, BaseEstimator):
     """Principal component analysis (unsupervised), clipped to what the data allows."""
 
+    _parameter_rules = {"n_components": Rule("int", low=1)}
+
     def __init__(self, n_components=2):
         self.n_components = n_components
 
     def fit(self, X, y=None):
-        check_params(self)  # the range declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         X = validate_data(self, X, dtype=np.float64)
         n_components = min(int(self.n_components), *X.shape)
         self.pca_ = _SklearnPCA(n_components=n_components, svd_solver="full").fit(X)

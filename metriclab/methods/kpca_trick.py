@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from metriclab.kernels import (
+    KERNEL_NAMES,
     PAPER_SIGMAS,
     base_kernel,
     median_squared_distance,
@@ -31,12 +32,14 @@ from metriclab.kernels import (
     rbf_kernel_sum,
     scaled_rbf_widths,
 )
-from metriclab.methods.checks import check_params
-from metriclab.methods.mahalanobis.base import MetricLearnInterface
+from metriclab.methods.mahalanobis.base import STARTS, MetricLearnInterface
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError, check_choice
+from metriclab.validation import InvalidParameterError, Rule, check_choice, check_params
 
 LEARNERS = ("nca", "lmnn", "dne")
+# max_iter=None: the learner's iterations on kernel-PCA coordinates (NCA's were its own default,
+# 100, before NCA took scikit-learn's 50; the KPCA-trick tables ran with 100)
+LEARNER_MAX_ITER = {"nca": 100, "lmnn": 200}
 WEIGHTINGS = ("single", "unweighted", "aligned")
 NEIGHBOR_SPACES = ("auto", "feature", "input")
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "randomized")
@@ -140,10 +143,11 @@ def make_learner(
     name: str, n_components: int, k: int, mu: float, max_iter, random_state, init=None
 ):
     """An unfitted metriclab linear learner by name (imported here: mahalanobis is another module).
-    `init` (NCA, LMNN) and `max_iter` left as None keep the learner's defaults."""
+    `init` (NCA, LMNN) left as None keeps the learner's default; `max_iter` None is
+    `LEARNER_MAX_ITER`."""
     from metriclab.methods.mahalanobis import DNE, LMNN, NCA
 
-    extra = {} if max_iter is None else {"max_iter": max_iter}
+    extra = {"max_iter": LEARNER_MAX_ITER.get(name) if max_iter is None else max_iter}
     if init is not None:
         extra["init"] = init
     if name == "nca":
@@ -186,7 +190,7 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     mu : float
         LMNN's push weight.
     max_iter : int or None
-        NCA and LMNN iterations (None: the learner's default).
+        NCA and LMNN iterations (None: 100 for NCA, 200 for LMNN).
     degree, coef0 : float
         The polynomial kernel (x'y + coef0)^degree.
     sigmas : sequence of float
@@ -258,6 +262,26 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     True
     """
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`);
+    # learner and sigmas are checked by `_check_params`
+    _parameter_rules = {
+        "kernel": Rule("choice", choices=KERNEL_NAMES),
+        "width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "weighting": Rule("choice", choices=WEIGHTINGS),
+        "n_components": Rule("int", low=1, none_ok=True),
+        "kpca_components": Rule("int", low=1, none_ok=True),  # None: every non-null direction
+        "k": Rule("int", low=1),
+        "mu": Rule("float", low=0, high=1, high_open=True),
+        "max_iter": Rule("int", low=1, none_ok=True),
+        "degree": Rule("int", low=1),
+        "coef0": Rule("float"),
+        "neighbor_space": Rule("choice", choices=NEIGHBOR_SPACES),
+        "eigen_solver": Rule("choice", choices=EIGEN_SOLVERS),
+        "init": Rule("choice", choices=("auto", *STARTS)),
+        "verbose": Rule("int", low=0),
+        "record_iterates": Rule("bool"),
+    }
+
     def __init__(
         self,
         learner="nca",
@@ -303,7 +327,7 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     def _check_params(self):
         if not _is_learner_estimator(self.learner):
             check_choice("learner", self.learner, LEARNERS)
-        check_params(self)  # the ranges declared in the KPCA-trick specs
+        check_params(self)  # the class's _parameter_rules
         self._refuse_ignored()
         if self.weighting != "single" and self.kernel != "gaussian":
             raise InvalidParameterError(

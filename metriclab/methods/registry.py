@@ -4,10 +4,11 @@ A method is added by writing its estimator and one `MethodSpec` (in a `SPECS` li
 module in `metriclab.methods.specs`, or from anywhere with `metriclab.methods.register`). The spec
 holds everything else there is to know about the method, written once:
 
-- its parameters (`metriclab.params.Param`: type, valid range, slider range and scale, default,
-  label, help), from which come the estimator's own parameter checks at fit
-  (`metriclab.methods.checks.check_params`), the app's sliders, the link clamp and the parameter
-  tables of the docs;
+- its parameters as the app shows them (`metriclab.params.Param.of` the estimator class: slider
+  range and scale, label, help, and the app's starting value where it is not the estimator's
+  default), for the app's sliders, the link clamp and the parameter tables of the docs; the valid
+  values and the defaults are the estimator class's own (`_parameter_rules` and its constructor,
+  checked at fit by `metriclab.validation.check_params`), read by the spec, never declared here;
 - its capabilities as tags (`CAPABILITIES`), which the app, the evaluation engine and the code
   snippets ask instead of naming methods: a new Mahalanobis learner gets the balls overlay, its
   output dimension capped at the number of features and a place in every list by its tags alone.
@@ -15,7 +16,7 @@ holds everything else there is to know about the method, written once:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,8 +65,9 @@ class MethodSpec:
       predict(X); they have no embedding.
     - image methods (tag "needs_images") need a data set with `image_shape` and receive it as the
       `image_shape` keyword of the factory.
-    `estimator` is the class the factory builds (its `fit` checks its parameters against the
-    Params declared here); `baseline` is the key of the method shown beside this one.
+    `estimator` is the class the factory builds (its `fit` checks its parameters against its own
+    `_parameter_rules`); `fixed` holds constructor arguments the app always passes and does not
+    offer (a seed); `baseline` is the key of the method shown beside this one.
     """
 
     key: str
@@ -81,7 +83,7 @@ class MethodSpec:
     loss_name: str = "loss"  # the loss curve's name when the method records its iterations
     learning_note: str = ""  # a sentence about how this method's loss moves, for that view
     estimator: type | None = None
-    hidden: Sequence[Param] = field(default_factory=tuple)  # checked at fit, not shown as sliders
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # passed by `make`, not offered
 
     def __post_init__(self):
         tags = frozenset(self.tags)
@@ -90,8 +92,8 @@ class MethodSpec:
             raise ValueError(f"{self.key}: unknown tag(s) {unknown}; known: {sorted(CAPABILITIES)}")
         object.__setattr__(self, "tags", tags)
         object.__setattr__(self, "params", tuple(self.params))
-        object.__setattr__(self, "hidden", tuple(self.hidden))
-        names = [p.name for p in (*self.params, *self.hidden)]
+        object.__setattr__(self, "fixed", dict(self.fixed))
+        names = [p.name for p in self.params]
         if len(names) != len(set(names)):
             raise ValueError(f"{self.key}: a parameter is declared twice in {names}")
 
@@ -138,6 +140,8 @@ class MethodSpec:
         raise KeyError(f"{self.key} has no parameter {name!r}")
 
     def defaults(self) -> dict[str, Any]:
+        """The values the app starts from (`Param.default`: the estimator's default unless the
+        spec names an `app_default`)."""
         return {p.name: p.default for p in self.params}
 
     def resolve(self, **params: Any) -> dict[str, Any]:
@@ -155,8 +159,8 @@ class MethodSpec:
         return values
 
     def make(self, **params: Any) -> Any:
-        """An unfitted estimator with validated parameters."""
-        return self.factory(**self.resolve(**params))
+        """An unfitted estimator with validated parameters (and the spec's `fixed` arguments)."""
+        return self.factory(**self.fixed, **self.resolve(**params))
 
 
 def with_tags(specs: Iterable[MethodSpec], *tags: str, without: Sequence[str] = ()) -> list:

@@ -23,6 +23,13 @@ smallest eigenvalues of C' + λP' (Eq. 3, Algorithm 1):
   is divided by the degrees, so it grows where the graph is sparse).
 - cost_scale="sum" (the default): Σ_i C'_i as in Eq. (3); cost_scale="mean": (1/n) Σ_i C'_i with
   n the number of labeled points, as in Eqs. (1)-(2), which Eq. (3) drops (the same as λ·n).
+- No label at all (`TDL().fit(X)`, or y all -1): C = 0, and TDL is Laplacian Eigenmaps, the
+  paper's C = 0 case (Section 2.2): the embedding of `LaplacianEigenmaps` with the same graph
+  parameters exactly, its eigenvalues times λ (asserted in tests/test_spectral.py). This is kept
+  as a documented equivalence rather than an error: it is the paper's own baseline and the
+  limit of a labelled fraction going to 0, so a transductive fit without labels (in a pipeline,
+  or an unsupervised check) gets that baseline. Labelled points of one class only are refused
+  (the other-class cost would be missing, not zero).
 
 Which reading is the paper's: `metriclab.reproduce.tdl` (experiments tdl-moons, tdl-uci,
 tdl-mnist) runs them side by side; the numbers are in docs/reproduction/README.md. In short, the
@@ -68,23 +75,25 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from metriclab.eigen import smallest_eigenpairs
+from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
 from metriclab.graphs import (
+    GRAPH_KINDS,
     LAPLACIAN_KINDS,
+    WEIGHT_KINDS,
     build_graph,
     degrees,
     inverse_sqrt_degrees,
     laplacian,
 )
 from metriclab.kernels import gaussian_kernel, squared_distances
-from metriclab.methods.checks import check_params
 from metriclab.progress import FitLog
-from metriclab.validation import check_int, fix_signs
+from metriclab.validation import Rule, check_int, check_params, fix_signs
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
 OUT_OF_SAMPLE_MAX_POINTS = 4000
 SINGLE_THREAD_MAX_POINTS = 3000
+DEFAULT_NEIGHBORS = 10  # k of the kNN graph for n_neighbors=None (at most n − 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -271,6 +280,21 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
 class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     """Shared fit / transform of TDL and Laplacian Eigenmaps (see the module docstring)."""
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`)
+    _parameter_rules = {
+        "n_components": Rule("int", low=1),
+        "n_neighbors": Rule("int", low=1, none_ok=True),  # None: DEFAULT_NEIGHBORS, at most n − 1
+        "width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "graph": Rule("choice", choices=GRAPH_KINDS),
+        "weights": Rule("choice", choices=WEIGHT_KINDS),
+        "laplacian": Rule("choice", choices=LAPLACIAN_KINDS),
+        "eigen_solver": Rule("choice", choices=EIGEN_SOLVERS),
+        "kernel_penalty": Rule("float", low=0.0),
+        "kernel_width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "tol": Rule("float", low=0.0),
+        "verbose": Rule("int", low=0),
+    }
+
     def _cost_and_lam(self, X, y, cost=None) -> tuple[sp.csr_matrix, float]:
         raise NotImplementedError
 
@@ -300,10 +324,18 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
                         "unlabeled"
                     )
             y = y.astype(np.int64)
-        check_params(self)  # the ranges declared in the method's spec (metriclab.methods.specs)
+        check_params(self)  # the class's _parameter_rules
         check_int("n_components", self.n_components, 1, n - 2)  # and those the data set
-        check_int("n_neighbors", self.n_neighbors, 1, n - 1)
+        if self.n_neighbors is not None:  # None: DEFAULT_NEIGHBORS, at most n - 1
+            check_int("n_neighbors", self.n_neighbors, 1, n - 1)
         return X, y
+
+    def _graph_neighbors(self, n: int) -> int:
+        """The k of the kNN graph on n points: n_neighbors, or for None DEFAULT_NEIGHBORS capped
+        at n − 1 (a default that fits small data, as SpectralEmbedding's does)."""
+        if self.n_neighbors is None:
+            return min(DEFAULT_NEIGHBORS, n - 1)
+        return int(self.n_neighbors)
 
     def fit(self, X, y=None, graph=None, cost=None):
         """Embed the points X.
@@ -341,6 +373,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     def _fit(self, X, y, graph=None, cost=None):
         log = FitLog(type(self).__name__, self.verbose)
         clock = time.perf_counter()
+        self.n_neighbors_ = self._graph_neighbors(X.shape[0])
         W, self.width_ = graph if graph is not None else self._graph(X)
         t_graph = time.perf_counter()
         log.say(
@@ -392,7 +425,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         return build_graph(
             X,
             graph=self.graph,
-            n_neighbors=self.n_neighbors,
+            n_neighbors=self._graph_neighbors(X.shape[0]),
             weights=self.weights,
             width=self.width,
         )
@@ -530,8 +563,9 @@ class TDL(_GraphSpectralEmbedding):
     k : int, default=5
         Labelled same-class and other-class neighbours per labelled point in the cost (Eq. 6;
         fewer where a class has fewer).
-    n_neighbors : int, default=10
-        k of the kNN graph (also the neighbours whose distances set the automatic width).
+    n_neighbors : int or None, default=None
+        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
+        10, at most n − 1, reported as ``n_neighbors_``.
     width : float or None, default=None
         Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
         reported as ``width_``.
@@ -578,6 +612,8 @@ class TDL(_GraphSpectralEmbedding):
         The degrees d_i = Σ_j W_ij.
     width_ : float
         The heat width used.
+    n_neighbors_ : int
+        The graph's k used.
     eigen_solver_ : str
         The solver that ran (the path "auto" took).
     eigen_residual_ : float
@@ -599,7 +635,9 @@ class TDL(_GraphSpectralEmbedding):
     Notes
     -----
     ``y == -1`` marks an unlabelled point, scikit-learn's convention for semi-supervised
-    learning; ``fit(X, y)`` embeds all of X. Labelled points of at least two classes are needed.
+    learning; ``fit(X, y)`` embeds all of X. With no label at all (``fit(X)`` or y all -1) TDL
+    is Laplacian Eigenmaps (the paper's C = 0 case); labelled points of a single class are an
+    error.
 
     References
     ----------
@@ -623,12 +661,18 @@ class TDL(_GraphSpectralEmbedding):
     (3, 1)
     """
 
+    _parameter_rules = {
+        "lam": Rule("float", low=0.0),
+        "k": Rule("int", low=1),
+        "cost_scale": Rule("choice", choices=COST_SCALES),
+    }
+
     def __init__(
         self,
         n_components=2,
         lam=16.0,
         k=5,
-        n_neighbors=10,
+        n_neighbors=None,
         width=None,
         graph="knn",
         weights="heat",
@@ -661,9 +705,10 @@ class TDL(_GraphSpectralEmbedding):
         k, lam = (
             int(self.k),
             float(self.lam),
-        )  # checked at fit (check_params); λ = 0: the cost alone
+        )  # checked at fit (_parameter_rules); λ = 0: the cost alone
         classes = np.unique(y[y != -1])
-        if classes.size == 1:  # no labels at all is allowed: C = 0 gives Laplacian Eigenmaps
+        # no label at all (y None or all -1): C = 0, Laplacian Eigenmaps exactly (module docstring)
+        if classes.size == 1:
             raise ValueError(
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
@@ -688,8 +733,9 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     ----------
     n_components : int, default=2
         Output dimension: eigenvectors kept after the trivial one.
-    n_neighbors : int, default=10
-        k of the kNN graph (also the neighbours whose distances set the automatic width).
+    n_neighbors : int or None, default=None
+        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
+        10, at most n − 1, reported as ``n_neighbors_``.
     width : float or None, default=None
         Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
         reported as ``width_``.
@@ -733,6 +779,8 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         The degrees d_i = Σ_j W_ij.
     width_ : float
         The heat width used.
+    n_neighbors_ : int
+        The graph's k used.
     eigen_solver_ : str
         The solver that ran (the path "auto" took).
     eigen_residual_ : float
@@ -762,7 +810,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     def __init__(
         self,
         n_components=2,
-        n_neighbors=10,
+        n_neighbors=None,
         width=None,
         graph="knn",
         weights="heat",

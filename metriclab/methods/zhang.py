@@ -31,11 +31,12 @@ from metriclab.kernels import (
     kernel_squared_distances,
     squared_distances,
 )
-from metriclab.methods.checks import check_params
 from metriclab.validation import (
     InvalidParameterError,
+    Rule,
     check_choice,
     check_int,
+    check_params,
     fix_signs,
 )
 
@@ -420,6 +421,24 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     True
     """
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`)
+    _parameter_rules = {
+        "n_components": Rule("int", low=1),
+        "dissimilarity": Rule("choice", choices=DISSIMILARITY_CHOICES, none_ok=True),
+        "kernel": Rule("choice", choices=KERNELS),
+        "combine": Rule("choice", choices=COMBINATIONS),
+        "width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "degree": Rule("int", low=1),
+        "alpha1": Rule("float", low=0.0),
+        "alpha2": Rule("float", low=0.0),
+        "basis": Rule("choice", choices=BASES),
+        "n_basis": Rule("int", low=1, none_ok=True),
+        "basis_width": Rule("float", low=0.0, low_open=True, none_ok=True),
+        "init": Rule("choice", choices=INITS),
+        "max_iter": Rule("int", low=0),
+        "tol": Rule("float", low=0.0),
+    }
+
     def __init__(
         self,
         n_components=2,
@@ -465,7 +484,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         )
 
     def _check_params(self) -> None:
-        check_params(self)  # the ranges declared in the method's spec (metriclab.methods.specs)
+        check_params(self)  # the class's _parameter_rules
         if self.alpha1 + self.alpha2 == 0:
             raise InvalidParameterError("alpha1 and alpha2 must not both be 0")
 

@@ -16,10 +16,60 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from metriclab.validation import InvalidParameterError, check_choice, check_int
+from metriclab.validation import InvalidParameterError, Rule, check_choice, check_int
 
 STARTS = ("pca", "lda", "identity", "random")  # starting maps of `initial_components`
 _INITS = ("auto", *STARTS)  # "auto": the learner picks one
+# The parameters NCA and LMNN share (their `_parameter_rules`): a start by name or a matrix
+# (n_components × d, checked at fit against the data), the iterations, progress and recording.
+ITERATIVE_RULES = {
+    "init": Rule("choice", choices=(*STARTS, "auto"), accepts=(np.ndarray, list, tuple)),
+    "max_iter": Rule("int", low=1),
+    "verbose": Rule("int", low=0),
+    "record_iterates": Rule("bool"),
+}
+
+# metric-learn 0.7's constructor arguments that are not ours (keyword-only parameters of NCA and
+# LMNN, None by default, read at fit by `metric_learn_arguments`): LMNN takes n_neighbors and
+# regularization with their meaning; a preprocessor and these are refused with ours named.
+METRIC_LEARN_REFUSED = {
+    "learn_rate": "{cls} runs L-BFGS, which chooses its own step sizes: set max_iter and tol",
+    "convergence_tol": "metric-learn stops on an absolute change of the objective; {cls} stops "
+    "L-BFGS on tol, the relative change of the loss",
+    "min_iter": "{cls} has no minimum number of iterations: L-BFGS stops on tol or max_iter",
+}
+
+
+def metric_learn_arguments(estimator, accepted: dict) -> dict:
+    """{our name: value} for the metric-learn 0.7 arguments given to `estimator` (at fit).
+
+    `accepted`: {their name: (our name, our default, their value -> ours)}; where their name is
+    given, our parameter must be left at its default. `preprocessor` must be None (no
+    preprocessor: the estimator takes the points themselves); learn_rate, convergence_tol and
+    min_iter must be None: each is refused with a message naming ours."""
+    cls = f"metriclab's {type(estimator).__name__}"
+    params = estimator.get_params(deep=False)
+    if params.get("preprocessor") is not None:
+        raise InvalidParameterError(
+            f"preprocessor (metric-learn's) is not accepted: {cls} takes the points themselves: "
+            "give fit the rows (X = preprocessor[indices])"
+        )
+    for name, why in METRIC_LEARN_REFUSED.items():
+        if params.get(name) is not None:
+            raise InvalidParameterError(
+                f"{name} (metric-learn's) is not accepted: {why.format(cls=cls)}"
+            )
+    ours = {}
+    for name, (our, default, convert) in accepted.items():
+        if params.get(name) is None:
+            continue
+        if params[our] != default:
+            raise InvalidParameterError(
+                f"{name} is metric-learn's name for {type(estimator).__name__}'s {our}: give one "
+                "of the two"
+            )
+        ours[our] = convert(params[name])
+    return ours
 
 
 _CONTROLLER = []
@@ -141,6 +191,9 @@ class MahalanobisMixin(
     metric-learn's interface (`get_mahalanobis_matrix`, `get_metric`, `pair_distance`,
     `pair_score`).
     """
+
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`)
+    _parameter_rules = {"n_components": Rule("int", low=1, none_ok=True)}  # None: d
 
     def transform(self, X):
         """Map points into the learned space: X Lᵀ.

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     nearest_rows,
@@ -15,7 +14,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
     target_neighbors,
 )
-from metriclab.validation import fix_signs
+from metriclab.validation import Rule, check_params, fix_signs
 
 
 def dne_weights(X, y, k):
@@ -86,6 +85,8 @@ class DNE(MahalanobisMixin):
     True
     """
 
+    _parameter_rules = {"k": Rule("int", low=1)}  # n_components: MahalanobisMixin's
+
     def __init__(self, n_components=2, k=3):
         self.n_components = n_components
         self.k = k
@@ -108,7 +109,7 @@ class DNE(MahalanobisMixin):
         self : object
             The fitted estimator.
         """
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         k = int(self.k)
         X, y = self._validate_labeled(X, y)
         d = X.shape[1]

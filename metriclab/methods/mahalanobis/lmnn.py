@@ -16,20 +16,19 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
+    ITERATIVE_RULES,
     MahalanobisMixin,
     class_ranges,
     initial_components,
+    metric_learn_arguments,
     neighbor_space,
     resolve_start,
     single_thread_blas,
     target_neighbors,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import (
-    InvalidParameterError,
-)
+from metriclab.validation import InvalidParameterError, Rule, check_params
 
 PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
 
@@ -229,6 +228,14 @@ def minimize_lmnn(objective, L, max_iter, tol, on_iterate=None):
     return L, n_iter, curve
 
 
+# metric-learn 0.7's LMNN arguments with a counterpart here: n_neighbors is k; its loss is
+# regularization·pull + (1 − regularization)·push, ours (1 − μ)·pull + μ·push
+FROM_METRIC_LEARN = {
+    "n_neighbors": ("k", 3, int),
+    "regularization": ("mu", 0.5, lambda value: 1.0 - value),
+}
+
+
 class LMNN(MahalanobisMixin):
     """Large Margin Nearest Neighbor (Weinberger et al. 2006), optimised over L with L-BFGS.
 
@@ -271,6 +278,12 @@ class LMNN(MahalanobisMixin):
     record_iterates : bool
         Keep L at every value of `loss_curve_` in `iterates_` (for watching the fit learn; the
         start first); off by default, and the fit is the same either way.
+    n_neighbors, regularization : int or None, float or None
+        metric-learn's names, with its meaning: k, and 1 − mu (its loss is
+        regularization·pull + (1 − regularization)·push); given with k or mu changed, refused.
+    learn_rate, convergence_tol, min_iter, preprocessor : None
+        metric-learn's arguments with no counterpart here: None only (a value is refused at fit
+        with what to use instead).
 
     Attributes
     ----------
@@ -333,6 +346,17 @@ class LMNN(MahalanobisMixin):
     True
     """
 
+    _parameter_rules = {
+        **ITERATIVE_RULES,
+        "k": Rule("int", low=1),
+        "mu": Rule("float", low=0, high=1, high_open=True),
+        "tol": Rule("float", low=0.0, low_open=True),
+        "impostor_refresh": Rule("int", low=1),
+        "impostor_slack": Rule("float", low=0.0),
+        "n_neighbors": Rule("int", low=1, none_ok=True),  # metric-learn's k
+        "regularization": Rule("float", low=0, high=1, low_open=True, none_ok=True),  # its 1 − μ
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -347,6 +371,13 @@ class LMNN(MahalanobisMixin):
         verbose=0,
         random_state=0,
         record_iterates=False,
+        *,
+        n_neighbors=None,
+        regularization=None,
+        learn_rate=None,
+        convergence_tol=None,
+        min_iter=None,
+        preprocessor=None,
     ):
         self.n_components = n_components
         self.k = k
@@ -360,6 +391,13 @@ class LMNN(MahalanobisMixin):
         self.verbose = verbose
         self.random_state = random_state
         self.record_iterates = record_iterates
+        # metric-learn 0.7's names (checked at fit: `metric_learn_arguments`)
+        self.n_neighbors = n_neighbors
+        self.regularization = regularization
+        self.learn_rate = learn_rate
+        self.convergence_tol = convergence_tol
+        self.min_iter = min_iter
+        self.preprocessor = preprocessor
 
     def fit(self, X, y, X_neighbors=None):
         """Learn L from labelled points.
@@ -379,9 +417,18 @@ class LMNN(MahalanobisMixin):
         self : object
             The fitted estimator.
         """
-        check_params(self)  # the ranges declared in the method's spec
-        k, max_iter, refresh = int(self.k), int(self.max_iter), int(self.impostor_refresh)
-        tol, slack, mu = float(self.tol), float(self.impostor_slack), float(self.mu)
+        check_params(self)  # the class's _parameter_rules
+        theirs = metric_learn_arguments(self, FROM_METRIC_LEARN)
+        k, max_iter, refresh = (
+            int(theirs.get("k", self.k)),
+            int(self.max_iter),
+            int(self.impostor_refresh),
+        )
+        tol, slack, mu = (
+            float(self.tol),
+            float(self.impostor_slack),
+            float(theirs.get("mu", self.mu)),
+        )
         if self.callback is not None and not callable(self.callback):
             raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
         X, y = self._validate_labeled(X, y)

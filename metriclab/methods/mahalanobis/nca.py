@@ -11,17 +11,18 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.mahalanobis.base import (
+    ITERATIVE_RULES,
     MahalanobisMixin,
     auto_start,
     class_ranges,
     initial_components,
+    metric_learn_arguments,
     resolve_start,
     single_thread_blas,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError
+from metriclab.validation import InvalidParameterError, Rule, check_params
 
 
 def nca_loss_and_gradient(flat_L, X, ranges, n_components):
@@ -114,6 +115,8 @@ class NCA(MahalanobisMixin):
     record_iterates : bool
         Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
         and the fit is the same either way.
+    preprocessor : None
+        metric-learn's argument: None only (this NCA takes the points themselves).
 
     Attributes
     ----------
@@ -156,17 +159,25 @@ class NCA(MahalanobisMixin):
     True
     """
 
+    _parameter_rules = {
+        **ITERATIVE_RULES,
+        "tol": Rule("float", low=0.0),
+        "warm_start": Rule("bool"),
+    }
+
     def __init__(
         self,
         n_components=None,
+        *,
         init="auto",
         warm_start=False,
-        max_iter=100,
+        max_iter=50,
         tol=1e-5,
         callback=None,
         verbose=0,
-        random_state=0,
+        random_state=None,
         record_iterates=False,
+        preprocessor=None,
     ):
         self.n_components = n_components
         self.init = init
@@ -177,6 +188,7 @@ class NCA(MahalanobisMixin):
         self.verbose = verbose
         self.random_state = random_state
         self.record_iterates = record_iterates
+        self.preprocessor = preprocessor  # metric-learn's: None only (checked at fit)
 
     def _loss_grad_lbfgs(self, transformation, X, same_class_mask, sign=1.0):
         """scikit-learn's signature: Σ_i p_i (times `sign`) and its gradient in the flattened L,
@@ -201,7 +213,8 @@ class NCA(MahalanobisMixin):
         self : object
             The fitted estimator.
         """
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
+        metric_learn_arguments(self, {})  # metric-learn's preprocessor: None only
         max_iter, tol = int(self.max_iter), float(self.tol)
         if self.callback is not None and not callable(self.callback):
             raise InvalidParameterError(f"callback must be callable or None, got {self.callback!r}")
@@ -300,6 +313,8 @@ class NeighborhoodComponentsAnalysis(NCA):
     record_iterates : bool
         Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
         and the fit is the same either way.
+    preprocessor : None
+        metric-learn's argument: None only (this NCA takes the points themselves).
 
     Attributes
     ----------

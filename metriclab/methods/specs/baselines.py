@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from metriclab.methods.baselines import PCA, EuclideanIdentity
 from metriclab.methods.registry import Explanation, MethodSpec
-from metriclab.params import Param
+from metriclab.methods.specs.shared import n_components
 
 EXPLANATION = Explanation(
     "**Baselines.** The Euclidean input space (no learning) and PCA (unsupervised). The score is "
@@ -29,17 +29,7 @@ SPECS = [
         key="pca",
         label="PCA",
         paper="baseline",
-        params=[
-            Param(
-                "n_components",
-                "Components",
-                "int",
-                2,
-                low=1,
-                slider=(1, 50),
-                help="Number of principal components kept.",
-            ),
-        ],
+        params=[n_components(PCA, "Components", "Number of principal components kept.")],
         factory=PCA,
         estimator=PCA,
         tags={"unsupervised", "projection", "linear_map"},

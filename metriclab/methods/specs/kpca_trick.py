@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from metriclab.kernels import KERNEL_NAMES
-from metriclab.methods.kpca_trick import (
-    EIGEN_SOLVERS,
-    LEARNERS,
-    NEIGHBOR_SPACES,
-    WEIGHTINGS,
-    KernelPCATrick,
-)
-from metriclab.methods.mahalanobis.base import STARTS
+from metriclab.methods.kpca_trick import LEARNERS, KernelPCATrick
 from metriclab.methods.registry import Explanation, MethodSpec
 from metriclab.methods.specs.mahalanobis import LMNN_LOSS, LMNN_NOTE, NCA_LOSS
+from metriclab.methods.specs.shared import n_components, neighbours, width
 from metriclab.params import Param
 
 
@@ -24,70 +17,40 @@ def _factory(learner: str):
     return make
 
 
-_WIDTH = Param(
-    "width",
+_WIDTH = width(
+    KernelPCATrick,
     "Kernel width t",
-    "float",
-    None,
-    low=0.0,
-    low_open=True,
-    slider=(1e-3, 1e3),
-    log=True,
-    help="t in exp(-||x-y||²/t), used when weighting = single; empty = median squared distance.",
+    "t in exp(-||x-y||²/t), used when weighting = single; empty = median squared distance.",
     active_when=("weighting", ("single",)),
 )
-_WEIGHTING = Param(
+_WEIGHTING = Param.of(
+    KernelPCATrick,
     "weighting",
     "Kernel choice",
-    "choice",
-    "aligned",
-    choices=WEIGHTINGS,
+    app_default="aligned",  # the paper's best reading; the estimator's default is one Gaussian
     help="single: one Gaussian of width t; unweighted: sum of the paper's 21 scaled RBF kernels; "
     "aligned: their non-negative weights maximising the kernel-target alignment.",
 )
-_N_COMPONENTS = Param(
-    "n_components",
+_N_COMPONENTS = n_components(
+    KernelPCATrick,
     "Output dimension",
-    "int",
-    2,
-    low=1,
-    slider=(1, 50),
-    none_ok=True,
-    help="Rows of the learned map L (clipped to the kernel-PCA dimension).",
+    "Rows of the learned map L (clipped to the kernel-PCA dimension).",
 )
-_KPCA_COMPONENTS = Param(
+_KPCA_COMPONENTS = Param.of(
+    KernelPCATrick,
     "kpca_components",
     "Kernel-PCA directions",
-    "int",
-    100,
-    low=1,
     slider=(2, 1000),
-    none_ok=True,  # None: every non-null one
     log=True,
+    app_default=100,  # the estimator's default, None, keeps every non-null direction
     help="Kernel-PCA coordinates given to the linear learner (all non-null ones if fewer).",
 )
-_K = Param(
+_K = neighbours(
+    KernelPCATrick,
     "k",
     "Neighbours k",
-    "int",
-    3,
-    low=1,
-    slider=(1, 30),
-    help="Same-class (and, for DNE, other-class) neighbours per point.",
-)
-
-# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
-HIDDEN = (
-    Param("kernel", "Kernel", "choice", "gaussian", choices=KERNEL_NAMES),
-    Param("mu", "Push weight μ", "float", 0.5, low=0, high=1, high_open=True),
-    Param("max_iter", "Iterations", "int", None, low=1),
-    Param("degree", "Polynomial degree", "int", 2, low=1),
-    Param("coef0", "Polynomial offset", "float", 1.0),
-    Param("neighbor_space", "Neighbour space", "choice", "auto", choices=NEIGHBOR_SPACES),
-    Param("eigen_solver", "Eigensolver", "choice", "auto", choices=EIGEN_SOLVERS),
-    Param("init", "Start", "choice", "auto", choices=("auto", *STARTS)),
-    Param("verbose", "Progress lines", "int", 0, low=0),
-    Param("record_iterates", "Record iterates", "bool", False),
+    "Same-class (and, for DNE, other-class) neighbours per point.",
+    (1, 30),
 )
 
 _LINEAR_LABELS = {"nca": "NCA", "lmnn": "LMNN", "dne": "DNE"}
@@ -125,7 +88,6 @@ SPECS = [
         + ([_K] if learner != "nca" else []),
         factory=_factory(learner),
         estimator=KernelPCATrick,
-        hidden=HIDDEN,
         family="kpca_trick",
         tags={"kernelised", *_LEARNER_TAGS[learner]},
         explanation=EXPLANATION,

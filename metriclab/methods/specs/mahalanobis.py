@@ -4,31 +4,32 @@ and help.
 
 from __future__ import annotations
 
-import numpy as np
-
 from metriclab.methods.mahalanobis import DNE, LMNN, NCA
 from metriclab.methods.registry import Explanation, MethodSpec
+from metriclab.methods.specs.shared import iterations, n_components, neighbours
 from metriclab.params import Param
 
-_N_COMPONENTS = Param(
-    "n_components",
-    "Output dimension",
-    "int",
-    2,
-    low=1,
-    slider=(1, 50),
-    none_ok=True,  # None: as many as the features
-    help="Rows of L (dimension of the learned space); at most the number of features.",
-)
-_K = Param(
-    "k",
-    "Neighbours k",
-    "int",
-    3,
-    low=1,
-    slider=(1, 30),
-    help="Same-class target neighbours per point (clipped to the class size − 1).",
-)
+_APP_DIMENSION = 2  # the app starts in the plane (the learners' own default, None, keeps d)
+
+
+def _n_components(cls: type) -> Param:
+    return n_components(
+        cls,
+        "Output dimension",
+        "Rows of L (dimension of the learned space); at most the number of features.",
+        app_default=_APP_DIMENSION,
+    )
+
+
+def _k(cls: type) -> Param:
+    return neighbours(
+        cls,
+        "k",
+        "Neighbours k",
+        "Same-class target neighbours per point (clipped to the class size − 1).",
+        (1, 30),
+    )
+
 
 EXPLANATION = Explanation(
     "**Mahalanobis metric learning.** A linear map L is learned from the labeled points so that "
@@ -42,36 +43,16 @@ NCA_LOSS = "NCA loss −Σᵢ pᵢ (Eq. 3)"
 LMNN_LOSS = "LMNN loss (1 − μ)·pull + μ·push"
 LMNN_NOTE = "LMNN's loss can step up where its impostor set is recomputed (new impostors enter)."
 
-_START = Param(
+_START = Param.of(
+    NCA,
     "init",
     "Start",
-    "choice",
-    "pca",
-    choices=("pca", "lda", "identity", "random", "auto"),
-    accepts=(np.ndarray, list, tuple),  # a start matrix (n_components × d), checked at fit
+    app_default="pca",
     help="The L the optimisation starts from: the principal components, the discriminant "
     "directions, the identity, random, or 'auto' (scikit-learn's rule: LDA when the output "
-    "dimension is below the number of classes, else PCA). PCA, the default here: LDA from a few "
+    "dimension is below the number of classes, else PCA). PCA, the app's start: LDA from a few "
     "labelled points overfits (wine, 18 labels, split seed 0: 1-NN 0.725 from LDA, 0.912 from PCA).",
 )
-
-_VERBOSE = Param("verbose", "Progress lines", "int", 0, low=0)
-_RECORD = Param("record_iterates", "Record iterates", "bool", False)
-NCA_HIDDEN = (
-    Param("tol", "Tolerance", "float", 1e-5, low=0.0),
-    Param("warm_start", "Warm start", "bool", False),
-    _VERBOSE,
-    _RECORD,
-)
-LMNN_HIDDEN = (
-    Param("tol", "Tolerance", "float", 1e-5, low=0.0, low_open=True),
-    Param("init", "Start", "choice", "pca", choices=("pca", "lda", "identity", "random", "auto"),
-          accepts=(np.ndarray, list, tuple)),
-    Param("impostor_refresh", "Impostor refresh", "int", 25, low=1),
-    Param("impostor_slack", "Impostor slack", "float", 0.1, low=0.0),
-    _VERBOSE,
-    _RECORD,
-)  # fmt: skip
 
 SPECS = [
     MethodSpec(
@@ -79,22 +60,13 @@ SPECS = [
         label="NCA",
         paper="chatpatanasiri-2009",
         params=[
-            _N_COMPONENTS,
+            _n_components(NCA),
             _START,
-            Param(
-                "max_iter",
-                "Iterations",
-                "int",
-                100,
-                low=1,
-                slider=(5, 1000),
-                log=True,
-                help="L-BFGS iterations.",
-            ),
+            iterations(NCA, "Iterations", "L-BFGS iterations.", (5, 1000), app_default=100),
         ],
         factory=NCA,
         estimator=NCA,
-        hidden=NCA_HIDDEN,
+        fixed={"random_state": 0},  # the app's seed (for init="random"; NCA's default is None)
         family="mahalanobis",
         tags={"linear_map", "mahalanobis", "learning_frames"},
         explanation=EXPLANATION,
@@ -108,34 +80,20 @@ SPECS = [
         label="LMNN",
         paper="chatpatanasiri-2009",
         params=[
-            _N_COMPONENTS,
-            _K,
-            Param(
+            _n_components(LMNN),
+            _k(LMNN),
+            Param.of(
+                LMNN,
                 "mu",
                 "Push weight μ",
-                "float",
-                0.5,
-                low=0,
-                high=1,
-                high_open=True,
                 slider=(0.05, 0.95),
                 help="Weight of the impostor (push) term; 1 − μ weights the pull term "
                 "(μ = 0 would only pull, shrinking the map to zero).",
             ),
-            Param(
-                "max_iter",
-                "Iterations",
-                "int",
-                200,
-                low=1,
-                slider=(5, 2000),
-                log=True,
-                help="Total L-BFGS iterations.",
-            ),
+            iterations(LMNN, "Iterations", "Total L-BFGS iterations.", (5, 2000)),
         ],
         factory=LMNN,
         estimator=LMNN,
-        hidden=LMNN_HIDDEN,
         family="mahalanobis",
         tags={"linear_map", "mahalanobis", "learning_frames", "impostors"},
         explanation=EXPLANATION,
@@ -149,7 +107,7 @@ SPECS = [
         key="dne",
         label="DNE",
         paper="chatpatanasiri-2009",
-        params=[_N_COMPONENTS, _K],
+        params=[_n_components(DNE), _k(DNE)],
         factory=DNE,
         estimator=DNE,
         family="mahalanobis",

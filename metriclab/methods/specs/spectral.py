@@ -3,58 +3,43 @@ and help."""
 
 from __future__ import annotations
 
-from metriclab.eigen import EIGEN_SOLVERS
-from metriclab.graphs import GRAPH_KINDS, LAPLACIAN_KINDS, WEIGHT_KINDS
 from metriclab.methods.registry import Explanation, MethodSpec
-from metriclab.methods.spectral import COST_SCALES, PAPER, TDL, LaplacianEigenmaps
+from metriclab.methods.specs.shared import n_components, neighbours, width
+from metriclab.methods.spectral import PAPER, TDL, LaplacianEigenmaps
 from metriclab.params import Param
 
 
-def _graph_params() -> list[Param]:
+def _graph_params(cls: type) -> list[Param]:
     return [
-        Param(
-            "n_components",
+        n_components(
+            cls,
             "Dimensions",
-            "int",
-            2,
-            low=1,
-            slider=(1, 10),
-            help="Eigenvectors kept (after the trivial one): the output dimension.",
+            "Eigenvectors kept (after the trivial one): the output dimension.",
+            10,
         ),
-        Param(
+        neighbours(
+            cls,
             "n_neighbors",
             "Graph neighbours",
-            "int",
-            10,
-            low=1,
-            slider=(2, 50),
-            help="k of the kNN graph whose Laplacian is the penalty.",
+            "k of the kNN graph whose Laplacian is the penalty.",
+            (2, 50),
+            app_default=10,  # the estimators' None is 10 too, at most n − 1 on tiny data
         ),
-        Param(
-            "width",
+        width(
+            cls,
             "Heat width t",
-            "float",
-            None,
-            low=0.0,
-            low_open=True,
-            slider=(1e-3, 1e3),
-            log=True,
-            help="t in exp(-d²/t) on the graph edges; empty = mean squared kNN distance.",
+            "t in exp(-d²/t) on the graph edges; empty = mean squared kNN distance.",
         ),
-        Param(
+        Param.of(
+            cls,
             "graph",
             "Graph",
-            "choice",
-            "knn",
-            choices=GRAPH_KINDS,
             help="knn: sparse k-nearest-neighbour graph; full: dense Gaussian graph (small data).",
         ),
-        Param(
+        Param.of(
+            cls,
             "laplacian",
             "Laplacian",
-            "choice",
-            "unnormalized",
-            choices=LAPLACIAN_KINDS,
             help="The penalty: unnormalized D−W (reproduces the paper's Table 1; λ is weighed "
             "against the heat weights), symmetric I−D^-½WD^-½ (scale-free; with it TDL rises "
             "above LE at the two-moons figure's λ = 16), random_walk (generalized problem with D).",
@@ -82,56 +67,39 @@ EXPLANATION = Explanation(
     ),
 )
 
-# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
-HIDDEN = (
-    Param("weights", "Graph weights", "choice", "heat", choices=WEIGHT_KINDS),
-    Param("eigen_solver", "Eigensolver", "choice", "auto", choices=EIGEN_SOLVERS),
-    Param("kernel_penalty", "Kernel penalty γ", "float", 1e-3, low=0.0),
-    Param("kernel_width", "Out-of-sample width", "float", None, low=0.0, low_open=True),
-    Param("tol", "Eigensolver tolerance", "float", 0.0, low=0.0),
-    Param("verbose", "Progress lines", "int", 0, low=0),
-)
-
 SPECS = [
     MethodSpec(
         key="tdl",
         label="TDL (transductive distance learning)",
         paper=PAPER,
         params=[
-            Param(
+            Param.of(
+                TDL,
                 "lam",
                 "λ (graph penalty)",
-                "float",
-                16.0,
-                low=0.0,
                 slider=(1e-3, 1e4),
                 log=True,
                 help="Weight of the graph-Laplacian penalty against the label cost; "
                 "large λ gives Laplacian Eigenmaps.",
             ),
-            Param(
+            neighbours(
+                TDL,
                 "k",
                 "Label neighbours k",
-                "int",
-                5,
-                low=1,
-                slider=(1, 50),
-                help="Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
+                "Same-class (+1/k) and other-class (−1/k) labeled neighbours per labeled point.",
+                (1, 50),
             ),
-            *_graph_params(),
-            Param(
+            *_graph_params(TDL),
+            Param.of(
+                TDL,
                 "cost_scale",
                 "Label cost",
-                "choice",
-                "sum",
-                choices=COST_SCALES,
                 help="sum: Σ C′ᵢ as in Eq. 3; mean: (1/n) Σ C′ᵢ over the n labeled points as in "
                 "Eqs. 1-2 (the same as λ·n).",
             ),
         ],
         factory=TDL,
         estimator=TDL,
-        hidden=HIDDEN,
         family="spectral",
         tags={"transductive", "out_of_sample", "graph"},
         explanation=EXPLANATION,
@@ -144,10 +112,9 @@ SPECS = [
         key="le",
         label="Laplacian Eigenmaps",
         paper=PAPER,
-        params=_graph_params(),
+        params=_graph_params(LaplacianEigenmaps),
         factory=LaplacianEigenmaps,
         estimator=LaplacianEigenmaps,
-        hidden=HIDDEN,
         family="spectral",
         tags={"transductive", "out_of_sample", "unsupervised", "graph"},
         explanation=EXPLANATION,

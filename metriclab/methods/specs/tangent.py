@@ -5,8 +5,8 @@ help; image methods receive the data set's `image_shape` from the factory.
 from __future__ import annotations
 
 from metriclab.methods.registry import Explanation, MethodSpec
-from metriclab.methods.tangent import DEFAULT_SIGMA, TangentDistanceKNN, TangentMetricKNN
-from metriclab.methods.tangent.residual import METRICS
+from metriclab.methods.specs.shared import iterations, neighbours
+from metriclab.methods.tangent import TangentDistanceKNN, TangentMetricKNN
 from metriclab.params import Param
 
 EXPLANATION = Explanation(
@@ -16,54 +16,43 @@ EXPLANATION = Explanation(
     "the classifier's predictions; diamonds are the labeled (training) images.",
     (r"d_T(x,y) = \min_{\alpha,\beta} \|x + T_x\alpha - y - T_y\beta\|",),
 )
-_TRANSFORM_CHOICES = ("affine6", "all7", "translation")
 
 
-def _common_params():
+def _common_params(cls: type) -> list[Param]:
     return [
-        Param(
+        Param.of(
+            cls,
             "transforms",
             "Transformations",
-            "choice",
-            "affine6",
-            choices=_TRANSFORM_CHOICES,
-            accepts=(str, tuple, list),  # any set or list of names: resolve_transforms checks it
             help="affine6: x/y translation, scaling, rotation, two hyperbolic deformations (the "
             "thesis); all7 adds line thickening; translation: x and y shifts only.",
         ),
-        Param(
+        Param.of(
+            cls,
             "two_sided",
             "Two-sided",
-            "bool",
-            True,
             help="Move both images along their tangent planes (two-sided) or only the training image.",
         ),
-        Param(
+        Param.of(
+            cls,
             "sigma",
             "Smoothing σ (pixels)",
-            "float",
-            DEFAULT_SIGMA,
-            low=0.0,
             slider=(0.0, 3.0),
             help="Width of the Gaussian smoothing before the image gradients are taken.",
         ),
-        Param(
+        Param.of(
+            cls,
             "prefilter",
             "Euclidean pre-filter",
-            "int",
-            100,
-            low=1,
             slider=(1, 1000),
             help="Rank only this many Euclidean nearest training images by tangent distance.",
         ),
-        Param(
+        neighbours(
+            cls,
             "n_neighbors",
             "Neighbours k",
-            "int",
-            1,
-            low=1,
-            slider=(1, 25),
-            help="Number of nearest training images that vote.",
+            "Number of nearest training images that vote.",
+            (1, 25),
         ),
     ]
 
@@ -80,14 +69,14 @@ def _make_tangent_whiten(image_shape=None, **params):
     return TangentMetricKNN(image_shape=image_shape, metric="whiten", **params)
 
 
-# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
-HIDDEN = (Param("regularization", "Ridge on the tangent coefficients", "float", 0.0, low=0.0),)
-METRIC_HIDDEN = (
-    *HIDDEN,
-    Param("metric", "Metric", "choice", "lmnn", choices=METRICS),
-    Param("n_components", "Metric rank", "int", None, low=1),
-    Param("impostors", "Impostors per image", "int", 10, low=1),
-    Param("train_prefilter", "Training pre-filter", "int", 30, low=1),
+# What the two learned metrics share: the classifier with a Mahalanobis metric on tangent residuals,
+# shown beside plain tangent distance.
+_LEARNED_METRIC = dict(
+    family="tangent",
+    tags={"needs_images", "classifier", "mahalanobis"},
+    explanation=EXPLANATION,
+    estimator=TangentMetricKNN,
+    baseline="tangent_knn",
 )
 
 SPECS = [
@@ -95,13 +84,12 @@ SPECS = [
         key="tangent_knn",
         label="Tangent distance k-NN",
         paper="mody-2009-tangent-distance-mahalanobis-thesis",
-        params=_common_params(),
+        params=_common_params(TangentDistanceKNN),
         factory=_make_tangent_knn,
         family="tangent",
         tags={"needs_images", "classifier"},
         explanation=EXPLANATION,
         estimator=TangentDistanceKNN,
-        hidden=HIDDEN,
         baseline="euclidean",
         description="k-NN with the tangent distance (Simard et al.): images may shift, scale, "
         "rotate and shear slightly at no cost; Euclidean pre-filter, then batched least squares.",
@@ -111,42 +99,30 @@ SPECS = [
         label="LMNN on tangent residuals (k-NN)",
         paper="mody-2009-tangent-distance-mahalanobis-thesis",
         params=[
-            *_common_params(),
-            Param(
+            *_common_params(TangentMetricKNN),
+            neighbours(
+                TangentMetricKNN,
                 "k",
                 "Target neighbours",
-                "int",
-                3,
-                low=1,
-                slider=(1, 10),
-                help="Same-class neighbours (by tangent distance) pulled in by LMNN.",
+                "Same-class neighbours (by tangent distance) pulled in by LMNN.",
+                (1, 10),
             ),
-            Param(
+            Param.of(
+                TangentMetricKNN,
                 "mu",
                 "Push weight μ",
-                "float",
-                0.5,
-                low=0.0,
-                high=1.0,
                 help="Weight of the impostor (push) term against the target (pull) term.",
             ),
-            Param(
-                "max_iter",
+            iterations(
+                TangentMetricKNN,
                 "L-BFGS iterations",
-                "int",
-                100,
-                low=1,
-                slider=(1, 1000),
-                help="Iterations of the metric optimisation.",
+                "Iterations of the metric optimisation.",
+                (1, 1000),
+                log=False,
             ),
         ],
         factory=_make_tangent_lmnn,
-        family="tangent",
-        tags={"needs_images", "classifier", "mahalanobis"},
-        explanation=EXPLANATION,
-        estimator=TangentMetricKNN,
-        hidden=METRIC_HIDDEN,
-        baseline="tangent_knn",
+        **_LEARNED_METRIC,
         description="The thesis' method: LMNN trained on shortest tangent vectors between "
         "neighbouring training images; classify by the learned metric on the shortest tangent vector.",
     ),
@@ -155,24 +131,16 @@ SPECS = [
         label="Whitened tangent residuals (k-NN)",
         paper="mody-2009-tangent-distance-mahalanobis-thesis",
         params=[
-            *_common_params(),
-            Param(
+            *_common_params(TangentMetricKNN),
+            Param.of(
+                TangentMetricKNN,
                 "shrinkage",
                 "Shrinkage",
-                "float",
-                0.1,
-                low=0.0,
-                high=1.0,
                 help="Blend of the residual covariance with a multiple of the identity.",
             ),
         ],
         factory=_make_tangent_whiten,
-        family="tangent",
-        tags={"needs_images", "classifier", "mahalanobis"},
-        explanation=EXPLANATION,
-        estimator=TangentMetricKNN,
-        hidden=METRIC_HIDDEN,
-        baseline="tangent_knn",
+        **_LEARNED_METRIC,
         description="Mahalanobis metric M = Σ⁻¹ of same-class shortest tangent vectors (shrunk "
         "towards the identity), applied to the shortest tangent vector.",
     ),

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from metriclab.kernels import COMBINATIONS
 from metriclab.methods.registry import Explanation, MethodSpec
-from metriclab.methods.zhang import (
-    BASES,
-    DISSIMILARITY_CHOICES,
-    INITS,
-    KERNELS,
-    DiscriminantKernelMDS,
-)
+from metriclab.methods.specs.shared import iterations, n_components, width
+from metriclab.methods.zhang import DiscriminantKernelMDS as MDS
 from metriclab.params import Param
 
 EXPLANATION = Explanation(
@@ -25,13 +19,6 @@ EXPLANATION = Explanation(
     ),
 )
 
-# Checked at fit with the sliders' parameters (`metriclab.methods.checks`); not offered as sliders.
-HIDDEN = (
-    Param("basis_width", "RBF basis width", "float", None, low=0.0, low_open=True),
-    Param("init", "Majorization start", "choice", "mds", choices=INITS),
-    Param("tol", "Majorization tolerance", "float", 1e-6, low=0.0),
-)
-
 SPECS = [
     MethodSpec(
         key="zhang_mds",
@@ -39,111 +26,77 @@ SPECS = [
         paper="zhang-2003-discriminant-kernels-MDS",
         family="zhang",
         params=[
-            Param(
-                "n_components",
-                "Dimensions l",
-                "int",
-                2,
-                low=1,
-                slider=(1, 10),
-                help="Dimension of the Euclidean embedding.",
-            ),
-            Param(
+            n_components(MDS, "Dimensions l", "Dimension of the Euclidean embedding.", 10),
+            Param.of(
+                MDS,
                 "dissimilarity",
                 "Dissimilarity",
-                "choice",
-                "kernel",
-                choices=DISSIMILARITY_CHOICES,
-                none_ok=True,  # None: "kernel"
                 help="'kernel': built from the kernel and combination below. delta1..delta4: the "
                 "paper's Eqs. (13)-(16) (Gaussian/correlation kernel, tensor product/direct sum).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "kernel",
                 "Base kernel k1",
-                "choice",
-                "gaussian",
-                choices=KERNELS,
                 help="Gaussian exp(-d²/β), correlation ρ^q (cosine), linear or polynomial.",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "combine",
                 "Combination with the label kernel",
-                "choice",
-                "sum",
-                choices=COMBINATIONS,
                 help="Tensor product k1·δ(t,t') (Eq. 3) or direct sum α1 k1 + α2 δ(t,t') (Eq. 4).",
             ),
-            Param(
-                "width",
+            width(
+                MDS,
                 "Width β",
-                "float",
-                None,
-                low=0.0,
-                low_open=True,
-                slider=(1e-3, 1e3),
-                log=True,
-                help="Gaussian kernel width; empty = average distance of the labelled points to "
+                "Gaussian kernel width; empty = average distance of the labelled points to "
                 "their class means (the paper's rule). The out-of-sample RBF basis takes its own "
                 "width from the data (median squared distance to the centres).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "degree",
                 "Degree q",
-                "int",
-                2,
-                low=1,
                 slider=(1, 6),
                 help="Power of the correlation kernel (even q keeps Fisher separability).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "alpha1",
                 "Weight α1 (input kernel)",
-                "float",
-                0.5,
-                low=0.0,
                 slider=(0.0, 1.0),
                 help="Weight of the base kernel in the direct sum (paper: 1/2).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "alpha2",
                 "Weight α2 (label kernel)",
-                "float",
-                0.5,
-                low=0.0,
                 slider=(0.0, 1.0),
                 help="Weight of the label kernel in the direct sum (paper: 1/2).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "basis",
                 "Out-of-sample basis",
-                "choice",
-                "rbf",
-                choices=BASES,
                 help="Gaussian RBFs on sampled centres (Sec. 5.1-5.2) or φ(x) = x (Sec. 5.3).",
             ),
-            Param(
+            Param.of(
+                MDS,
                 "n_basis",
                 "RBF centres p",
-                "int",
-                None,
-                low=1,
                 slider=(1, 500),
                 help="Number of RBF centres; empty = a quarter of the labelled points (10 to 200).",
             ),
-            Param(
-                "max_iter",
+            iterations(
+                MDS,
                 "Majorization iterations",
-                "int",
-                100,
-                low=0,
-                slider=(0, 1000),
-                help="Maximum iterations of the majorization for the out-of-sample map.",
+                "Maximum iterations of the majorization for the out-of-sample map.",
+                (0, 1000),
+                log=False,
             ),
         ],
-        factory=DiscriminantKernelMDS,
-        estimator=DiscriminantKernelMDS,
-        hidden=HIDDEN,
+        factory=MDS,
+        estimator=MDS,
         tags={"dissimilarity"},
         explanation=EXPLANATION,
         description="Discriminant kernels on (input, label) pairs give Euclidean, Fisher-separable "

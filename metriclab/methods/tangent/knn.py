@@ -10,16 +10,16 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from metriclab.methods.checks import check_params
 from metriclab.methods.tangent.distance import _solve_coefficients, orthonormal_tangents
 from metriclab.methods.tangent.vectors import (
     DEFAULT_SIGMA,
+    TRANSFORM_CHOICES,
     _as_image_rows,
     _check_image_shape,
     resolve_transforms,
     tangent_vectors,
 )
-from metriclab.validation import check_nonnegative
+from metriclab.validation import Rule, check_nonnegative, check_params
 
 _BATCH = 8  # queries per block of the batched search: ~11 MB of gathered candidates at USPS size
 
@@ -215,6 +215,18 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
     (2, 3)
     """
 
+    # the values each parameter accepts, checked at fit (`metriclab.validation.check_params`);
+    # image_shape is checked against the data; transforms may be any list of names
+    # (`resolve_transforms` checks it)
+    _parameter_rules = {
+        "transforms": Rule("choice", choices=TRANSFORM_CHOICES, accepts=(str, tuple, list)),
+        "two_sided": Rule("bool"),
+        "n_neighbors": Rule("int", low=1),
+        "prefilter": Rule("int", low=1),
+        "sigma": Rule("float", low=0.0),
+        "regularization": Rule("float", low=0.0),
+    }
+
     def __init__(
         self,
         image_shape=None,
@@ -239,7 +251,7 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         if np.unique(y).size < 2:
             raise ValueError("need training images of at least two classes")
         shape = _check_image_shape(self.image_shape, X.shape[1])
-        check_params(self)  # the ranges declared in the method's spec
+        check_params(self)  # the class's _parameter_rules
         if self.prefilter < self.n_neighbors:
             raise ValueError(
                 f"prefilter ({self.prefilter}) must be >= n_neighbors ({self.n_neighbors})"

@@ -14,6 +14,7 @@ from metriclab.methods.mahalanobis.base import MetricLearnInterface, _split_pair
 from metriclab.methods.tangent.distance import tangent_residuals
 from metriclab.methods.tangent.knn import _BATCH, TangentDistanceKNN, _TangentIndex
 from metriclab.methods.tangent.vectors import DEFAULT_SIGMA, resolve_transforms
+from metriclab.validation import Rule
 
 METRICS = ("lmnn", "whiten", "identity")  # Mahalanobis metrics of TangentMetricKNN
 
@@ -222,6 +223,18 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     >>> bool(np.isclose(knn.pair_distance(pair)[0], -knn.pair_score(pair)[0]))
     True
     """
+
+    # added to TangentDistanceKNN's rules (`metriclab.validation.check_params` reads both)
+    _parameter_rules = {
+        "metric": Rule("choice", choices=METRICS),
+        "n_components": Rule("int", low=1, none_ok=True),
+        "k": Rule("int", low=1),
+        "impostors": Rule("int", low=1),
+        "mu": Rule("float", low=0.0, high=1.0),
+        "max_iter": Rule("int", low=1),
+        "train_prefilter": Rule("int", low=1),
+        "shrinkage": Rule("float", low=0.0, high=1.0),
+    }
 
     def __init__(
         self,

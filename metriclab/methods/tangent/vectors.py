@@ -31,6 +31,7 @@ PRESETS = {
     "translation": TRANSFORMS[:2],
     "none": (),  # no transformation: the Euclidean distance, residuals x - y
 }
+TRANSFORM_CHOICES = ("affine6", "all7", "translation")  # the presets offered by name (the app)
 DEFAULT_SIGMA = 0.75
 
 

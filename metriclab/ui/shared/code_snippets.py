@@ -105,7 +105,8 @@ def model_lines(spec, params: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     public = _public_class(spec.factory)
     if public is not None:
         module, name = public
-        return [f"from {module} import {name}"], ["model = " + _call(name, args, values)]
+        fixed = {**spec.fixed, **values}  # with the arguments the app always passes (a seed)
+        return [f"from {module} import {name}"], ["model = " + _call(name, args, fixed)]
     return (
         ["from metriclab.methods import REGISTRY"],
         ["model = " + _call(f"REGISTRY[{spec.key!r}].make", args, values)],
