@@ -306,6 +306,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__,
     )
+    from metriclab.resources import DISTRIBUTION, version
+
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{DISTRIBUTION} {version()}",
+        help="print the distribution's name and version (import name: metriclab) and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("reproduce", help="reproduce the papers' tables and figures")

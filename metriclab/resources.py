@@ -15,6 +15,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent
+# The name on the package index (pyproject's `name`); the import name stays `metriclab`. Another
+# project on the index is called `metriclab` and installs the same import name: never both.
+DISTRIBUTION = "metric-learning-lab"
 
 
 def _lab_folder(packaged: str, top_level: str) -> Path:
@@ -57,6 +60,20 @@ def cache_home() -> Path:
     return Path(base) / "metriclab"
 
 
+def version() -> str:
+    """The installed distribution's version (its metadata), else the package's `__version__` (a
+    checkout used without installing it, or installed under an older name)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as metadata_version
+
+    try:
+        return metadata_version(DISTRIBUTION)
+    except PackageNotFoundError:
+        from metriclab import __version__
+
+        return __version__
+
+
 class MissingExtra(RuntimeError):
     """An optional dependency is not installed; the message names the extra that installs it."""
 
@@ -68,5 +85,5 @@ def require(module: str, extra: str, purpose: str) -> None:
     if find_spec(module) is None:
         raise MissingExtra(
             f"{purpose} needs the optional dependency '{module}': "
-            f'pip install "metriclab[{extra}]"'
+            f'pip install "{DISTRIBUTION}[{extra}]"'
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -100,7 +102,7 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
     code = main(["compare", "--dataset", "iris", "--scheduler", "tcp://nowhere:8786"])
     err = capsys.readouterr().err.strip()
     assert code == 2
-    assert err.count("\n") == 0 and 'pip install "metriclab[dask]"' in err
+    assert err.count("\n") == 0 and 'pip install "metric-learning-lab[dask]"' in err
     assert "Traceback" not in err
 
 
@@ -108,3 +110,34 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
 def test_page_links_are_absolute_paths_to_existing_files(key):
     path = navigation.page_file(key)
     assert path.is_absolute() and path.is_file()
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_distribution_name_is_ours_everywhere_it_is_written():
+    """Issue 38: `metriclab` on the package index is another project. README's and the install
+    docs' `pip install` lines, the wheel's file name and `metriclab --version` use pyproject's
+    name, and the import name stays `metriclab`."""
+    project = _pyproject()
+    name, version = project["name"], project["version"]
+    assert name == resources.DISTRIBUTION == "metric-learning-lab"
+    assert project["scripts"] == {"metriclab": "metriclab.__main__:main"}
+    wheel = f"{re.sub(r'[-_.]+', '_', name)}-{version}-py3-none-any.whl"
+    for doc in ("README.md", "docs/source/getting_started.rst"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        installs = re.findall(r"pip install (\"?)([A-Za-z0-9_.\-]+)(\[[a-z,]+\])?\1(?=\s)", text)
+        from_index = [pkg for _, pkg, _ in installs if not pkg.startswith((".", "-"))]
+        assert from_index and set(from_index) == {name}, (doc, from_index)
+        assert "pip install metriclab " not in text and 'pip install "metriclab[' not in text
+        # the other project that shares the import name is named, so nobody installs both
+        assert "called `metriclab`" in text or "called ``metriclab``" in text, doc
+    assert f"dist/{wheel}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_version_names_the_distribution(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"metric-learning-lab {_pyproject()['version']}"

@@ -2,7 +2,7 @@
 virtual environment, and from a folder outside the checkout load every data set, fit methods,
 reproduce a table, start `metriclab app` headless and check in Chromium that pages render.
 
-    python tools/check_installed.py [--wheel dist/metriclab-*.whl] [--keep]
+    python tools/check_installed.py [--wheel dist/metric_learning_lab-*.whl] [--keep]
 
 Prints the wheel's size and each check; exits non-zero on the first failure. CI runs it
 (.ci/run); the browser step needs the system Chromium and Playwright in the running environment.
@@ -62,7 +62,7 @@ def run(command, **kwargs) -> subprocess.CompletedProcess:
 
 def build_wheel(out: Path) -> Path:
     run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)])
-    (wheel,) = out.glob("metriclab-*.whl")
+    (wheel,) = out.glob("metric_learning_lab-*.whl")
     return wheel
 
 
