@@ -301,13 +301,17 @@ def cmd_cache(args) -> int:
 
 def cmd_app(args) -> int:
     """Serve the app from the installed package: `streamlit run` on metriclab/ui/app.py with the
-    given Streamlit options (e.g. --server.port 8600 --server.headless true)."""
+    project's Streamlit configuration (usage statistics off, no Deploy button; from any folder)
+    and the given Streamlit options (e.g. --server.port 8600), which take precedence."""
     from metriclab import resources
 
     resources.require("streamlit", "app", "the app")
     script = resources.PACKAGE / "ui" / "app.py"
     options = [a for a in args.streamlit_args if a != "--"]
-    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(script), *options])
+    project = resources.streamlit_options(options)
+    return subprocess.call(
+        [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
+    )
 
 
 def _markdown_to_plain(text: str) -> str:

@@ -40,6 +40,38 @@ def reproduction() -> Path:
     return _lab_folder("_reproduction", os.path.join("docs", "reproduction"))
 
 
+def streamlit_config() -> Path:
+    """The project's Streamlit configuration (`.streamlit/config.toml` of a checkout, the wheel's
+    copy otherwise): usage statistics off, the Deploy button hidden, the runner's settings."""
+    return _lab_folder("_streamlit", ".streamlit") / "config.toml"
+
+
+def streamlit_options(given: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The project's Streamlit configuration as command-line flags (`--browser.gatherUsageStats
+    false`, ...), for a server started from any folder: Streamlit reads config.toml only from the
+    user's home and the current folder, never from an installed package. An option the user gives
+    on the command line (`given`) or by its STREAMLIT_* environment variable is left to them."""
+    import tomllib
+
+    with streamlit_config().open("rb") as fh:
+        config = tomllib.load(fh)
+    flags = []
+    for section, options in config.items():
+        for key, value in options.items():
+            name = f"{section}.{key}"
+            env = "STREAMLIT_" + "_".join(
+                "".join("_" + c if c.isupper() else c.upper() for c in part).lstrip("_")
+                for part in (section, key)
+            )
+            if any(a == f"--{name}" or a.startswith(f"--{name}=") for a in given):
+                continue
+            if env in os.environ:
+                continue
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags += [f"--{name}", text]
+    return flags
+
+
 def app_script() -> Path:
     """The script `streamlit run` serves: the checkout's app.py, else the package's router."""
     top = CHECKOUT / "app.py"

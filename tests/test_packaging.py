@@ -49,7 +49,7 @@ def test_every_file_of_the_mapped_folders_is_in_the_wheels_package_data():
     """A new data file, page or table cannot silently miss the wheel (a file belongs to the
     deepest mapped folder that holds it: setuptools reads a sub-folder as a package of its own)."""
     folders, package_data = _setup_config()
-    tops = ("sample_data", "pages", "docs/reproduction")
+    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit")
     assert set(folders.values()) == {*tops, "docs/reproduction/splits"}
     by_depth = sorted(folders.items(), key=lambda item: -len(item[1]))
     for top in tops:
@@ -83,11 +83,39 @@ def test_every_page_file_is_in_the_navigation_and_back():
 def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
     calls = []
     monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
-    assert main(["app", "--server.port", "8600", "--server.headless", "true"]) == 0
+    monkeypatch.delenv("STREAMLIT_SERVER_HEADLESS", raising=False)
+    assert main(["app", "--server.port", "8600", "--server.headless", "false"]) == 0
     (command,) = calls
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[4] == str(resources.PACKAGE / "ui" / "app.py")
-    assert command[5:] == ["--server.port", "8600", "--server.headless", "true"]
+    assert command[-4:] == ["--server.port", "8600", "--server.headless", "false"]
+    # the project's configuration comes first, less what the user gave (their value wins)
+    project = command[5:-4]
+    assert project == resources.streamlit_options(["--server.headless"])
+    assert "--server.headless" not in project
+
+
+def test_app_carries_the_projects_streamlit_configuration(monkeypatch):
+    """Issue 38, item 8: Streamlit reads config.toml only from ~/.streamlit and the current folder,
+    so `metriclab app` from any folder (or an installed wheel) passes the project's file as flags:
+    usage statistics off, the Deploy button hidden (toolbarMode viewer), the runner's settings."""
+    config = tomllib.loads(resources.streamlit_config().read_text(encoding="utf-8"))
+    assert resources.streamlit_config() == ROOT / ".streamlit" / "config.toml"
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["client"]["toolbarMode"] == "viewer"
+    for name in ("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "STREAMLIT_CLIENT_TOOLBAR_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    flags = resources.streamlit_options()
+    pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+    assert pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--client.toolbarMode"] == "viewer"
+    assert pairs["--runner.postScriptGC"] == "false"
+    expected = {f"--{section}.{key}" for section, keys in config.items() for key in keys}
+    assert set(pairs) == expected
+    # an option the user sets, by a flag or by Streamlit's environment variable, is theirs
+    assert "--client.toolbarMode" not in resources.streamlit_options(["--client.toolbarMode=auto"])
+    monkeypatch.setenv("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "true")
+    assert "--browser.gatherUsageStats" not in resources.streamlit_options()
 
 
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
