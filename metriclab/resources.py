@@ -48,8 +48,9 @@ def streamlit_config() -> Path:
 
 def streamlit_options(given: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The project's Streamlit configuration as command-line flags (`--browser.gatherUsageStats
-    false`, ...), for a server started from any folder: Streamlit reads config.toml only from the
-    user's home and the current folder, never from an installed package. An option the user gives
+    false`, ...), for a server started from any folder: Streamlit reads config.toml from the
+    user's home, the current folder and (recent versions) a .streamlit/ folder beside the script,
+    none of which holds the project's file when the package is installed. An option the user gives
     on the command line (`given`) or by its STREAMLIT_* environment variable is left to them."""
     import tomllib
 
