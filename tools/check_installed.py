@@ -216,16 +216,18 @@ def main() -> int:
         print(f"wheel: {wheel.name}, {wheel.stat().st_size / 2**20:.1f} MB")
         assert wheel.name.startswith("metric_learning_lab-"), wheel.name
         venv = work / "venv"
-        run([sys.executable, "-m", "venv", str(venv)])
+        # nothing of this process's PYTHONPATH (a checkout holds the build's .egg-info, which
+        # pip would take for an installed metric-learning-lab and skip the wheel)
+        bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        run([sys.executable, "-m", "venv", str(venv)], env=bare)
         python = venv / "bin" / "python"
-        run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-        run([str(python), "-m", "pip", "install", "-q", str(wheel)])
-        shown = output([str(python), "-m", "pip", "show", "metric-learning-lab"])
+        run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], env=bare)
+        run([str(python), "-m", "pip", "install", "-q", str(wheel)], env=bare)
+        shown = output([str(python), "-m", "pip", "show", "metric-learning-lab"], env=bare)
         assert "Name: metric-learning-lab" in shown, shown
         outside = work / "elsewhere"
         outside.mkdir()
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        env = {k: v for k, v in env.items() if not k.startswith("STREAMLIT_")}
+        env = {k: v for k, v in bare.items() if not k.startswith("STREAMLIT_")}
         env["XDG_CACHE_HOME"] = str(work / "cache")
         env["HOME"] = str(work / "home")  # no ~/.streamlit/config.toml of this machine takes part
         (work / "home").mkdir()
