@@ -251,7 +251,9 @@ def test_claims_prints_plain_text_to_a_terminal(monkeypatch, capsys):
     assert "**" not in out and "|---" not in out and "<!--" not in out
     assert "*symmetric*" not in out and "symmetric (fixed before looking)" in out
     assert "Li, Yang & Wang (2007)\n======" in out
-    assert f"{len(verdicts.claims())} claims computed from the committed tables" in out.replace("\n", " ")
+    assert f"{len(verdicts.claims())} claims computed from the committed tables" in out.replace(
+        "\n", " "
+    )
     width = max(len(line) for line in out.splitlines()[:-1])
     assert width <= 120
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
