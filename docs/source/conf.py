@@ -75,5 +75,6 @@ nitpicky = False
 extensions.append("sphinx-mathjax-offline")
 mathjax_path = "mathjax/tex-chtml.js"
 sphinx_gallery_conf["write_computation_times"] = False
-html_static_path = ["_static"]
-html_css_files = ["metriclab.css"]
+# added to what the settings above serve (the gallery's plotly.js among them), never replacing it
+html_static_path = [*globals().get("html_static_path", []), "_static"]
+html_css_files = [*globals().get("html_css_files", []), "metriclab.css"]
