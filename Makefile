@@ -32,8 +32,12 @@ bench: setup
 # The documentation site, from nothing, warnings as errors (the gallery's examples run here).
 docs: setup
 	$(PY) -m pip install --quiet -e ".[docs]"
-	rm -rf docs/_build docs/source/generated docs/source/_generated docs/source/auto_examples
+	rm -rf docs/_build docs/source/generated docs/source/_generated docs/source/auto_examples \
+		docs/source/tables docs/source/sg_execution_times.rst
 	MPLBACKEND=Agg $(VENV)/bin/sphinx-build -W --keep-going -q -b html docs/source docs/_build/html
+	# the site works offline: no script, stylesheet or font from another host; equations typeset
+	# by the site's own MathJax in Chromium with every request refused (where Chromium is found)
+	$(PY) tools/check_docs_offline.py docs/_build/html --browser
 	@echo "docs: docs/_build/html/index.html"
 
 clean:

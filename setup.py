@@ -1,8 +1,8 @@
 """Packages of the wheel, and the lab's top-level folders mapped into it.
 
-The repository keeps sample_data/, pages/ and docs/reproduction/ at the top level (where people
+The repository keeps sample_data/, pages/, docs/reproduction/ and .streamlit/ at the top level (where people
 edit them); a wheel can only carry files inside its package, so they are mapped at build time to
-metriclab/_sample_data, metriclab/_pages and metriclab/_reproduction (metriclab.resources finds
+metriclab/_sample_data, metriclab/_pages, metriclab/_reproduction and metriclab/_streamlit (metriclab.resources finds
 either copy). Everything else about the package is in pyproject.toml.
 """
 
@@ -13,6 +13,9 @@ LAB_FOLDERS = {
     "metriclab._pages": "pages",
     "metriclab._reproduction": "docs/reproduction",
     "metriclab._reproduction.splits": "docs/reproduction/splits",  # a folder is a package to setuptools
+    # the project's Streamlit configuration (usage statistics off, no Deploy button, the runner's
+    # settings): `metriclab app` passes it to Streamlit, which reads no file from the package
+    "metriclab._streamlit": ".streamlit",
 }
 
 setup(
@@ -23,6 +26,7 @@ setup(
         "metriclab._pages": ["*.py"],
         "metriclab._reproduction": ["*.md", "*.csv"],
         "metriclab._reproduction.splits": ["*.csv.gz"],
+        "metriclab._streamlit": ["config.toml"],
         "metriclab.ui.assets": ["*.png"],
         "metriclab.ui.lessons": ["*.toml"],
         "metriclab.reproduce": ["*.toml"],

@@ -1,5 +1,6 @@
-"""Command line of metriclab.
+"""Command line of metriclab: the `metriclab` script, or `python -m metriclab`.
 
+python -m metriclab --version
 python -m metriclab reproduce <name>... | all [--fast] [--splits N] [--out DIR] [--jobs N]
 python -m metriclab reproduce --list
 python -m metriclab compare --dataset wine --method nca --method lmnn:k=5 --splits 10 --fraction 0.3
@@ -7,12 +8,16 @@ python -m metriclab compare --dataset wine --method nca --method lmnn:k=5 --spli
 python -m metriclab bench <name>... | all        (runs bench/<name>.py)
 python -m metriclab data list | build [NAME...]   (build: from a source checkout)
 python -m metriclab cache info | clear
+python -m metriclab claims [--tables DIR] [--format text|md] [--write [FILE]]
+python -m metriclab app [Streamlit options]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +29,17 @@ BENCH_DIR = REPO_ROOT / "bench"
 # The sample_data/ build tool lives in a checkout, beside the package, not inside it.
 BUILD_TOOL = REPO_ROOT / "tools" / "build_sample_data.py"
 DEFAULT_OUT = Path("reproduction")
+MODULE_PROG = "python -m metriclab"
+
+
+def invoked_as(argv0: str | None = None) -> str:
+    """How the user started the command line, for its usage lines and the reports it writes:
+    `metriclab` (the installed script) or `python -m metriclab`."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    name = Path(argv0 or "").name.lower()
+    for suffix in (".exe", "-script.py"):
+        name = name.removesuffix(suffix)
+    return "metriclab" if name == "metriclab" else MODULE_PROG
 
 
 class ProgressBar:
@@ -103,6 +119,7 @@ def cmd_reproduce(args) -> int:
             scheduler=args.scheduler,
             cache=None if args.no_cache else True,
             progress=None if args.quiet else ProgressBar(),
+            command=args.prog,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -187,25 +204,45 @@ def cmd_compare(args) -> int:
 
 
 def bench_scripts() -> dict[str, Path]:
+    """The benchmarks of the checkout's bench/: its scripts (a module with a `__main__` block;
+    helpers such as bench/stream_client.py, imported by a benchmark, are not listed)."""
     if not BENCH_DIR.is_dir():
         return {}
-    return {p.stem: p for p in sorted(BENCH_DIR.glob("*.py")) if not p.name.startswith("_")}
+    return {
+        p.stem: p
+        for p in sorted(BENCH_DIR.glob("*.py"))
+        if not p.name.startswith("_") and '__name__ == "__main__"' in p.read_text("utf-8")
+    }
+
+
+def _no_bench_dir(prog: str) -> str:
+    return (
+        "the benchmarks are not part of the installed package: they live in bench/ of a source "
+        "checkout of metric-learning-lab (each script times our methods against their peers in "
+        f"one process). Clone the repository, run `pip install -e '.[bench]'` there, then "
+        f"`{prog} bench --list` from the checkout."
+    )
 
 
 def cmd_bench(args) -> int:
     scripts = bench_scripts()
+    if not BENCH_DIR.is_dir():
+        if args.list or not args.names:
+            print(_no_bench_dir(args.prog))
+            return 0
+        print(f"error: {_no_bench_dir(args.prog)}", file=sys.stderr)
+        return 2
     if args.list or not args.names:
         if not scripts:
-            print("no benchmarks in bench/ yet")
+            print(f"no benchmark scripts in {BENCH_DIR}")
         for name in scripts:
             print(name)
         return 0
     names = list(scripts) if args.names == ["all"] else [n.removesuffix(".py") for n in args.names]
     unknown = [n for n in names if n not in scripts]
     if unknown:
-        print(
-            f"error: unknown benchmark(s) {unknown}; known: {', '.join(scripts)}", file=sys.stderr
-        )
+        known = ", ".join(scripts) or f"none (no benchmark scripts in {BENCH_DIR})"
+        print(f"error: unknown benchmark(s) {unknown}; known: {known}", file=sys.stderr)
         return 2
     status = 0
     env = {
@@ -238,8 +275,8 @@ def cmd_data(args) -> int:
             "`data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
             f"tools/build_sample_data.py, which is not beside this installed package ({BUILD_TOOL} "
             "is missing). The shipped data files need no rebuild; to rebuild them, clone the "
-            "repository, run `pip install -e '.[data]'` there and then `python -m metriclab data "
-            "build`.",
+            "repository, run `pip install -e '.[data]'` there and then "
+            f"`{args.prog} data build`.",
             file=sys.stderr,
         )
         return 2
@@ -264,47 +301,186 @@ def cmd_cache(args) -> int:
 
 def cmd_app(args) -> int:
     """Serve the app from the installed package: `streamlit run` on metriclab/ui/app.py with the
-    given Streamlit options (e.g. --server.port 8600 --server.headless true)."""
+    project's Streamlit configuration (usage statistics off, no Deploy button; from any folder)
+    and the given Streamlit options (e.g. --server.port 8600), which take precedence."""
     from metriclab import resources
 
     resources.require("streamlit", "app", "the app")
     script = resources.PACKAGE / "ui" / "app.py"
     options = [a for a in args.streamlit_args if a != "--"]
-    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(script), *options])
+    project = resources.streamlit_options(options)
+    return subprocess.call(
+        [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
+    )
+
+
+def _markdown_to_plain(text: str) -> str:
+    """A cell of the claims table as plain text: no emphasis marks, a link as its text."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", str(text))
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
+    return re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"\1", text)
+
+
+def claims_text(results, width: int | None = None) -> str:
+    """The claims table for a terminal: one block per claim under its paper, the verdict in a
+    column on the left, the claim in the paper's words, then the paper's number, ours and why,
+    wrapped to the terminal's width."""
+    import textwrap
+
+    from metriclab.reproduce import verdicts
+
+    width = width or min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
+    word_width = max(len(v.word) for v in results) + 2 if results else 10
+    indent = " " * word_width
+    lines: list[str] = []
+    paper = None
+    for v in results:
+        claim = v.claim
+        if claim["paper"] != paper:
+            paper = claim["paper"]
+            title = verdicts.PAPERS.get(paper, paper)
+            lines += ["", title, "=" * len(title)]
+        tables = claim.get("tables") or ([claim["table"]] if claim.get("table") else [])
+        head = f'{claim["where"]}: "{claim["quote"]}"' + (
+            f" (tables: {', '.join(tables)})" if tables else ""
+        )
+        wrapped = textwrap.wrap(_markdown_to_plain(head), width - word_width) or [""]
+        lines.append("")
+        lines.append(v.word.ljust(word_width) + wrapped[0])
+        lines += [indent + rest for rest in wrapped[1:]]
+        others = [f"{r}: {w}" for r, w in list(v.readings.items())[1:]]
+        fields = [("other readings", "; ".join(others))] if others else []
+        fields += [("paper", v.paper), ("ours", v.ours), ("why", claim.get("why", ""))]
+        for label, value in fields:
+            value = _markdown_to_plain(value).strip()
+            if value:
+                lines += textwrap.wrap(
+                    value,
+                    width,
+                    initial_indent=f"{indent}{label}: ",
+                    subsequent_indent=indent + "  ",
+                )
+    return "\n".join(lines).lstrip("\n")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def _claims_target(args, tables: Path, default_tables: bool) -> Path | str:
+    """Where `claims --write` writes, or the reason it refuses (a str)."""
+    from metriclab import resources
+
+    if isinstance(args.write, str) and args.write:
+        target = Path(args.write)
+    elif not default_tables:
+        target = tables / "README.md"  # the user's own run: its folder's README.md
+    elif resources.in_checkout():
+        target = tables / "README.md"  # the checkout's docs/reproduction/README.md
+    else:
+        return (
+            "the committed claims table is part of the installed package and is not rewritten "
+            f"there; write it to a file of yours instead: {args.prog} claims --write claims.md "
+            f"(or give your own run's tables: {args.prog} claims --tables DIR --write)"
+        )
+    if _inside(target, resources.PACKAGE):
+        return (
+            f"{target} is inside the installed metriclab package ({resources.PACKAGE}); "
+            "write the claims table to a file outside it, e.g. --write claims.md"
+        )
+    return target
 
 
 def cmd_claims(args) -> int:
-    """Print the claims table (verdicts by the rule, from the committed tables) or write it into
-    docs/reproduction/README.md."""
+    """Print the claims table (verdicts by the rule, from the committed tables or from the user's
+    own run's folder) or write it into a Markdown file."""
     from metriclab.reproduce import verdicts
 
-    tables = Path(args.tables) if args.tables else verdicts.DEFAULT_TABLES
+    default_tables = not args.tables
+    tables = verdicts.DEFAULT_TABLES if default_tables else Path(args.tables)
+    if not tables.is_dir():
+        print(f"error: --tables {tables}: no such folder", file=sys.stderr)
+        return 2
+    target = _claims_target(args, tables, default_tables) if args.write is not None else None
+    if isinstance(target, str):
+        print(f"error: {target}", file=sys.stderr)
+        return 2
     try:
-        results = verdicts.evaluate_all(tables)
+        # The committed tables answer every claim (strict: a missing row is an error to fix);
+        # a user's own run may hold only some tables or rows: those claims are "not run".
+        results = verdicts.evaluate_all(tables, strict=default_tables)
     except (KeyError, ValueError) as exc:  # a table the claims cannot read: say which, one line
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    missing = 0
+    for i, v in enumerate(results):
+        if v.word == verdicts.STALE:  # a table or row the user's run does not hold
+            reason = v.ours.removeprefix("cannot be computed: ").replace("no committed table ", "")
+            reason = reason.replace(f"{tables}{os.sep}", "")
+            results[i] = dataclasses.replace(
+                v, word="not run", ours=f"not run / missing in {tables}: {reason}", readings={}
+            )
+            missing += 1
+    source = "the committed tables" if default_tables else f"the tables in {tables}"
+    summary = f"{len(results) - missing} claims computed from {source}" + (
+        f"; {missing} not run / missing in {tables}" if missing else ""
+    )
     block = verdicts.markdown_table(results)
-    if args.write:
-        readme = tables / "README.md"
-        readme.write_text(
-            verdicts.replace_block(readme.read_text(encoding="utf-8"), block), "utf-8"
-        )
-        print(f"claims table written to {readme}: {verdicts.counts(results)}")
-    else:
+    if target is not None:
+        if target.exists():
+            text = target.read_text(encoding="utf-8")
+            if verdicts.BEGIN not in text:
+                print(
+                    f"error: {target} exists and has no generated claims table to replace; "
+                    "give a new file name",
+                    file=sys.stderr,
+                )
+                return 2
+            text = verdicts.replace_block(text, block)
+        else:
+            text = (
+                f"# The papers' claims and their verdicts\n\nComputed from {source} by "
+                f"`{args.prog} claims --write`.\n\n{verdicts.RULE_TEXT}\n\n{block}\n"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+        print(f"claims table written to {target}: {verdicts.counts(results)}")
+        return 0
+    fmt = args.format
+    if fmt == "auto":
+        fmt = "text" if sys.stdout.isatty() else "md"
+    if fmt == "md":
         print(block)
+    else:
+        import textwrap
+
+        print(claims_text(results))
+        closing = (
+            f"{summary}; verdicts by the rule of metriclab.reproduce.verdicts "
+            f"(`{args.prog} claims --format md` for Markdown)"
+        )
+        width = min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
+        print("\n" + textwrap.fill(closing, width))
     return 0
 
 
 # ----------------------------------------------------------------------------- parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m metriclab",
+        prog=prog,
         description="metriclab: learning distances and embeddings from labels.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__,
+        epilog=__doc__.replace(MODULE_PROG, prog),
+    )
+    from metriclab.resources import DISTRIBUTION, version
+
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{DISTRIBUTION} {version()}",
+        help="print the distribution's name and version (import name: metriclab) and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -386,9 +562,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     cl = sub.add_parser("claims", help="the papers' claims with verdicts from the committed tables")
     cl.add_argument(
-        "--tables", default=None, help="tables directory (default: the committed docs/reproduction)"
+        "--tables",
+        default=None,
+        help="tables directory: the committed tables (default), or your own run's folder "
+        "(reproduce ... --out DIR); a claim whose table or row DIR lacks is 'not run'",
     )
-    cl.add_argument("--write", action="store_true", help="write the table into its README.md")
+    cl.add_argument(
+        "--format",
+        choices=["auto", "text", "md"],
+        default="auto",
+        help="text: a plain-text table; md: Markdown (auto: text on a terminal, else md)",
+    )
+    cl.add_argument(
+        "--write",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="write the Markdown table into FILE (its generated block replaced, or a new file); "
+        "without FILE: the README.md of --tables DIR, or in a checkout docs/reproduction/README.md",
+    )
     cl.set_defaults(func=cmd_claims)
 
     cache = sub.add_parser("cache", help="the on-disk result cache")
@@ -397,11 +590,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the command line; `prog` (default: how this process was started, see invoked_as) is
+    what the usage lines and the written reports call the command."""
     from metriclab.resources import MissingExtra
 
-    parser = build_parser()
+    prog = prog or invoked_as()
+    parser = build_parser(prog)
     args, unknown = parser.parse_known_args(argv)
+    args.prog = prog
     if args.command == "app":  # Streamlit's own options pass through untouched
         args.streamlit_args = [*unknown, *args.streamlit_args]
     elif unknown:

@@ -15,6 +15,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent
+# The name on the package index (pyproject's `name`); the import name stays `metriclab`. Another
+# project on the index is called `metriclab` and installs the same import name: never both.
+DISTRIBUTION = "metric-learning-lab"
 
 
 def _lab_folder(packaged: str, top_level: str) -> Path:
@@ -37,6 +40,39 @@ def reproduction() -> Path:
     return _lab_folder("_reproduction", os.path.join("docs", "reproduction"))
 
 
+def streamlit_config() -> Path:
+    """The project's Streamlit configuration (`.streamlit/config.toml` of a checkout, the wheel's
+    copy otherwise): usage statistics off, the Deploy button hidden, the runner's settings."""
+    return _lab_folder("_streamlit", ".streamlit") / "config.toml"
+
+
+def streamlit_options(given: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The project's Streamlit configuration as command-line flags (`--browser.gatherUsageStats
+    false`, ...), for a server started from any folder: Streamlit reads config.toml from the
+    user's home, the current folder and (recent versions) a .streamlit/ folder beside the script,
+    none of which holds the project's file when the package is installed. An option the user gives
+    on the command line (`given`) or by its STREAMLIT_* environment variable is left to them."""
+    import tomllib
+
+    with streamlit_config().open("rb") as fh:
+        config = tomllib.load(fh)
+    flags = []
+    for section, options in config.items():
+        for key, value in options.items():
+            name = f"{section}.{key}"
+            env = "STREAMLIT_" + "_".join(
+                "".join("_" + c if c.isupper() else c.upper() for c in part).lstrip("_")
+                for part in (section, key)
+            )
+            if any(a == f"--{name}" or a.startswith(f"--{name}=") for a in given):
+                continue
+            if env in os.environ:
+                continue
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags += [f"--{name}", text]
+    return flags
+
+
 def app_script() -> Path:
     """The script `streamlit run` serves: the checkout's app.py, else the package's router."""
     top = CHECKOUT / "app.py"
@@ -57,6 +93,20 @@ def cache_home() -> Path:
     return Path(base) / "metriclab"
 
 
+def version() -> str:
+    """The installed distribution's version (its metadata), else the package's `__version__` (a
+    checkout used without installing it, or installed under an older name)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as metadata_version
+
+    try:
+        return metadata_version(DISTRIBUTION)
+    except PackageNotFoundError:
+        from metriclab import __version__
+
+        return __version__
+
+
 class MissingExtra(RuntimeError):
     """An optional dependency is not installed; the message names the extra that installs it."""
 
@@ -68,5 +118,5 @@ def require(module: str, extra: str, purpose: str) -> None:
     if find_spec(module) is None:
         raise MissingExtra(
             f"{purpose} needs the optional dependency '{module}': "
-            f'pip install "metriclab[{extra}]"'
+            f'pip install "{DISTRIBUTION}[{extra}]"'
         )

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import metriclab.reproduce as reproduce_module
-from metriclab.__main__ import ProgressBar, main
-from metriclab.reproduce import RESULT_COLUMNS, Experiment, markdown_report, run_experiment
+from metriclab import resources
+from metriclab.__main__ import ProgressBar, invoked_as, main
+from metriclab.reproduce import (
+    RESULT_COLUMNS,
+    Experiment,
+    markdown_report,
+    run_experiment,
+    verdicts,
+)
 
 
 def _table(fast, n_splits, seed, progress):
@@ -127,8 +138,9 @@ def test_compare_uses_the_cache(monkeypatch, tmp_path, capsys):
 def test_bench_runs_scripts(monkeypatch, tmp_path, capfd):
     import metriclab.__main__ as cli
 
-    (tmp_path / "fine.py").write_text("print('ratio 2.0')\n")
-    (tmp_path / "broken.py").write_text("raise SystemExit(3)\n")
+    main_block = 'if __name__ == "__main__":\n    '
+    (tmp_path / "fine.py").write_text(main_block + "print('ratio 2.0')\n")
+    (tmp_path / "broken.py").write_text(main_block + "raise SystemExit(3)\n")
     monkeypatch.setattr(cli, "BENCH_DIR", tmp_path)
     assert main(["bench", "--list"]) == 0
     assert main(["bench", "fine"]) == 0
@@ -151,3 +163,153 @@ def test_progress_bar_text():
     assert len(lines) == 11  # not a terminal: a line at each tenth (0/10 .. 10/10)
     assert lines[-1].startswith("[##########] 20/20") and lines[-1].endswith("step 20")
     assert bar.line(5, 10, "").startswith("[#####-----] 5/10")
+
+
+# ---- issue 38, item 5: the command line as the installed `metriclab` script -----------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_program_is_named_as_it_was_invoked(capsys):
+    assert invoked_as("/venv/bin/metriclab") == "metriclab"
+    assert invoked_as("/venv/Scripts/metriclab.exe") == "metriclab"
+    assert invoked_as(str(ROOT / "metriclab" / "__main__.py")) == "python -m metriclab"
+    with pytest.raises(SystemExit):
+        main(["--help"], prog="metriclab")
+    out = capsys.readouterr().out
+    assert out.startswith("usage: metriclab [-h] [--version]")
+    assert "\nmetriclab reproduce <name>" in out and "python -m metriclab" not in out
+    with pytest.raises(SystemExit):
+        main(["claims", "--help"], prog="python -m metriclab")
+    assert capsys.readouterr().out.startswith("usage: python -m metriclab claims")
+
+
+def test_usage_of_a_real_process_follows_argv0():
+    """As the console script runs it (argv[0] is .../bin/metriclab) and as `python -m`."""
+    script = (
+        "import sys; sys.argv[0] = '/somewhere/bin/metriclab'; "
+        "from metriclab.__main__ import main; sys.exit(main(['claims', '--help']))"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert run.stdout.startswith("usage: metriclab claims"), run.stdout + run.stderr
+    run = subprocess.run(
+        [sys.executable, "-m", "metriclab", "bench", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.stdout.startswith("usage: python -m metriclab bench"), run.stdout + run.stderr
+
+
+def test_reports_name_the_command_that_wrote_them(fake_experiments, tmp_path, capsys):
+    args = ["reproduce", "fake-table", "--fast", "--out", str(tmp_path), "--quiet"]
+    assert main(args, prog="metriclab") == 0
+    md = (tmp_path / "fake-table.md").read_text()
+    assert "- command: `metriclab reproduce fake-table --fast`" in md
+    assert main(args, prog="python -m metriclab") == 0
+    md = (tmp_path / "fake-table.md").read_text()
+    assert "- command: `python -m metriclab reproduce fake-table --fast`" in md
+
+
+def _partial_run(tmp_path: Path) -> Path:
+    """A user's own run: two of the committed tables, one of them without a row a claim needs."""
+    run = tmp_path / "run"
+    (run / "splits").mkdir(parents=True)
+    for name in ("tdl-moons",):
+        shutil.copy(verdicts.DEFAULT_TABLES / f"{name}.csv", run / f"{name}.csv")
+        shutil.copy(
+            verdicts.DEFAULT_TABLES / "splits" / f"{name}.csv.gz", run / "splits" / f"{name}.csv.gz"
+        )
+    curves = pd.read_csv(verdicts.DEFAULT_TABLES / "kpca-curves.csv")
+    dropped = (curves.setting == "curves_circles") & (curves.method == "LMNN (k=3)")
+    assert dropped.any()
+    curves[~dropped].to_csv(run / "kpca-curves.csv", index=False)
+    return run
+
+
+def test_claims_accepts_a_users_own_run(tmp_path, capsys):
+    """A claim whose table or row the folder lacks is 'not run / missing in DIR'; the others are
+    computed from the folder (before: `error: no committed table ...` and nothing else)."""
+    run = _partial_run(tmp_path)
+    assert main(["claims", "--tables", str(run), "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(verdicts.claims())
+    moons = [r for r in rows if "tdl-moons" in r]
+    assert moons and all("not run" not in r for r in moons)
+    missing = [r for r in rows if "not run / missing in" in r]
+    assert f"not run / missing in {run}: tdl-uci.csv" in out
+    assert "no row ('curves_circles', 'LMNN (k=3)')" in out
+    assert len(missing) >= len(rows) - len(moons) - 5  # the stated rows keep their own verdict
+    assert "table stale" not in out
+
+
+def test_claims_prints_plain_text_to_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["claims"]) == 0
+    out = capsys.readouterr().out
+    assert "**" not in out and "|---" not in out and "<!--" not in out
+    assert "*symmetric*" not in out and "symmetric (fixed before looking)" in out
+    assert "Li, Yang & Wang (2007)\n======" in out
+    assert f"{len(verdicts.claims())} claims computed from the committed tables" in out.replace(
+        "\n", " "
+    )
+    width = max(len(line) for line in out.splitlines()[:-1])
+    assert width <= 120
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert main(["claims"]) == 0  # into a pipe or a file: Markdown
+    assert capsys.readouterr().out.startswith(verdicts.BEGIN)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["claims", "--format", "md"]) == 0
+    assert "| claim (paper's words) |" in capsys.readouterr().out
+
+
+def test_claims_write_never_writes_into_the_installed_package(monkeypatch, tmp_path, capsys):
+    readme = verdicts.DEFAULT_TABLES / "README.md"
+    before = readme.read_bytes()
+    monkeypatch.setattr(resources, "in_checkout", lambda: False)  # as from an installed wheel
+    assert main(["claims", "--write"], prog="metriclab") == 2
+    err = capsys.readouterr().err
+    assert "installed package" in err and "metriclab claims --write claims.md" in err
+    inside = resources.PACKAGE / "claims.md"
+    assert main(["claims", "--write", str(inside)]) == 2
+    assert "inside the installed metriclab package" in capsys.readouterr().err
+    assert not inside.exists() and readme.read_bytes() == before
+    # a file the user names: a new Markdown file with the rule and the table
+    target = tmp_path / "mine" / "claims.md"
+    assert main(["claims", "--write", str(target)]) == 0
+    text = target.read_text()
+    assert text.startswith("# The papers' claims") and verdicts.RULE_TEXT in text
+    assert verdicts.markdown_table(verdicts.evaluate_all()) in text
+    assert f"claims table written to {target}" in capsys.readouterr().out
+    # its own run's folder: that folder's README.md
+    run = _partial_run(tmp_path)
+    assert main(["claims", "--tables", str(run), "--write"]) == 0
+    assert "not run / missing in" in (run / "README.md").read_text()
+    # an existing file of the user's without the generated block is not overwritten
+    other = tmp_path / "notes.md"
+    other.write_text("my notes\n")
+    assert main(["claims", "--write", str(other)]) == 2
+    assert other.read_text() == "my notes\n"
+
+
+def test_bench_from_an_installed_package_points_to_the_checkout(monkeypatch, tmp_path, capsys):
+    import metriclab.__main__ as cli
+
+    monkeypatch.setattr(cli, "BENCH_DIR", tmp_path / "no-bench-here")
+    assert main(["bench", "--list"], prog="metriclab") == 0
+    out = capsys.readouterr().out
+    assert "not part of the installed package" in out and "bench/ of a source checkout" in out
+    assert main(["bench", "knn"], prog="metriclab") == 2
+    err = capsys.readouterr().err
+    assert "bench/ of a source checkout" in err and "known:" not in err
+
+
+def test_bench_lists_the_checkouts_benchmarks_not_their_helpers(capsys):
+    assert main(["bench", "--list"]) == 0
+    listed = capsys.readouterr().out.split()
+    assert "spectral" in listed and "mahalanobis" in listed
+    assert "stream_client" not in listed  # imported by app_load.py, not a benchmark
+    assert main(["bench", "knn"]) == 2
+    err = capsys.readouterr().err
+    assert "known: app_fullsize," in err and "stream_client" not in err

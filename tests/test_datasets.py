@@ -226,3 +226,25 @@ def test_data_list_prints_every_set():
     ).stdout
     for name in names():
         assert name in out
+
+
+def test_every_name_load_takes_is_listed_on_request():
+    """Issue 38: `names(include_unlisted=True)` is every name `load` takes (the full MNIST and the
+    699-row breast cancer set included), documented, and an unknown name's error lists them all;
+    `names()` stays the app's lists."""
+    from metriclab.datasets import core, entry
+
+    every = names(include_unlisted=True)
+    assert set(every) == set(core._ENTRIES) and len(every) == len(set(every))
+    for name in ("mnist", "breast_cancer_wisconsin_699"):
+        assert name in every and name not in names() and not entry(name).listed
+        assert name in names("file", include_unlisted=True)
+        assert f"``{name}``" in names.__doc__
+    assert "include_unlisted" in names.__doc__ and "every name" in names.__doc__
+    assert set(names()) == {n for n in every if entry(n).listed}
+    with pytest.raises(ValueError, match="unknown data set 'nope'; load\\(\\) takes: ") as info:
+        load("nope")
+    assert "mnist" in str(info.value) and "breast_cancer_wisconsin_699" in str(info.value)
+    assert all(n in str(info.value) for n in every)
+    with pytest.raises(ValueError, match="kind must be"):
+        names("files")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -47,7 +49,7 @@ def test_every_file_of_the_mapped_folders_is_in_the_wheels_package_data():
     """A new data file, page or table cannot silently miss the wheel (a file belongs to the
     deepest mapped folder that holds it: setuptools reads a sub-folder as a package of its own)."""
     folders, package_data = _setup_config()
-    tops = ("sample_data", "pages", "docs/reproduction")
+    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit")
     assert set(folders.values()) == {*tops, "docs/reproduction/splits"}
     by_depth = sorted(folders.items(), key=lambda item: -len(item[1]))
     for top in tops:
@@ -81,11 +83,39 @@ def test_every_page_file_is_in_the_navigation_and_back():
 def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
     calls = []
     monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
-    assert main(["app", "--server.port", "8600", "--server.headless", "true"]) == 0
+    monkeypatch.delenv("STREAMLIT_SERVER_HEADLESS", raising=False)
+    assert main(["app", "--server.port", "8600", "--server.headless", "false"]) == 0
     (command,) = calls
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[4] == str(resources.PACKAGE / "ui" / "app.py")
-    assert command[5:] == ["--server.port", "8600", "--server.headless", "true"]
+    assert command[-4:] == ["--server.port", "8600", "--server.headless", "false"]
+    # the project's configuration comes first, less what the user gave (their value wins)
+    project = command[5:-4]
+    assert project == resources.streamlit_options(["--server.headless"])
+    assert "--server.headless" not in project
+
+
+def test_app_carries_the_projects_streamlit_configuration(monkeypatch):
+    """Issue 38, item 8: Streamlit reads config.toml only from ~/.streamlit and the current folder,
+    so `metriclab app` from any folder (or an installed wheel) passes the project's file as flags:
+    usage statistics off, the Deploy button hidden (toolbarMode viewer), the runner's settings."""
+    config = tomllib.loads(resources.streamlit_config().read_text(encoding="utf-8"))
+    assert resources.streamlit_config() == ROOT / ".streamlit" / "config.toml"
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["client"]["toolbarMode"] == "viewer"
+    for name in ("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "STREAMLIT_CLIENT_TOOLBAR_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    flags = resources.streamlit_options()
+    pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+    assert pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--client.toolbarMode"] == "viewer"
+    assert pairs["--runner.postScriptGC"] == "false"
+    expected = {f"--{section}.{key}" for section, keys in config.items() for key in keys}
+    assert set(pairs) == expected
+    # an option the user sets, by a flag or by Streamlit's environment variable, is theirs
+    assert "--client.toolbarMode" not in resources.streamlit_options(["--client.toolbarMode=auto"])
+    monkeypatch.setenv("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "true")
+    assert "--browser.gatherUsageStats" not in resources.streamlit_options()
 
 
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
@@ -100,7 +130,7 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
     code = main(["compare", "--dataset", "iris", "--scheduler", "tcp://nowhere:8786"])
     err = capsys.readouterr().err.strip()
     assert code == 2
-    assert err.count("\n") == 0 and 'pip install "metriclab[dask]"' in err
+    assert err.count("\n") == 0 and 'pip install "metric-learning-lab[dask]"' in err
     assert "Traceback" not in err
 
 
@@ -108,3 +138,34 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys):
 def test_page_links_are_absolute_paths_to_existing_files(key):
     path = navigation.page_file(key)
     assert path.is_absolute() and path.is_file()
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_distribution_name_is_ours_everywhere_it_is_written():
+    """Issue 38: `metriclab` on the package index is another project. README's and the install
+    docs' `pip install` lines, the wheel's file name and `metriclab --version` use pyproject's
+    name, and the import name stays `metriclab`."""
+    project = _pyproject()
+    name, version = project["name"], project["version"]
+    assert name == resources.DISTRIBUTION == "metric-learning-lab"
+    assert project["scripts"] == {"metriclab": "metriclab.__main__:main"}
+    wheel = f"{re.sub(r'[-_.]+', '_', name)}-{version}-py3-none-any.whl"
+    for doc in ("README.md", "docs/source/getting_started.rst"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        installs = re.findall(r"pip install (\"?)([A-Za-z0-9_.\-]+)(\[[a-z,]+\])?\1(?=\s)", text)
+        from_index = [pkg for _, pkg, _ in installs if not pkg.startswith((".", "-"))]
+        assert from_index and set(from_index) == {name}, (doc, from_index)
+        assert "pip install metriclab " not in text and 'pip install "metriclab[' not in text
+        # the other project that shares the import name is named, so nobody installs both
+        assert "called `metriclab`" in text or "called ``metriclab``" in text, doc
+    assert f"dist/{wheel}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_version_names_the_distribution(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"metric-learning-lab {_pyproject()['version']}"

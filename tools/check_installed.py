@@ -1,9 +1,13 @@
-"""Check the package as a pip user meets it (issue 25): build the wheel, install it into a fresh
-virtual environment, and from a folder outside the checkout load every data set, fit methods,
-reproduce a table, run the gallery's examples, start `metriclab app` headless and check in
-Chromium that pages render.
+"""Check the package as a pip user meets it (issues 25 and 38): build the wheel, install it into a
+fresh virtual environment, and from a folder outside the checkout: the distribution's name and
+`metriclab --version`, every data set by name (the unlisted ones too), fit methods, the command
+line as the installed script (usage lines, `reproduce all --fast` and `claims --tables` on its
+output, `claims --write` never into the package, `bench` pointing to the checkout, the cache in
+the user's cache folder), then `metriclab app` headless with no option of ours: in Chromium the
+pages render, Streamlit's usage statistics are off, no Deploy button, no request to another host;
+and the gallery's examples run (Plotly, no matplotlib).
 
-    python tools/check_installed.py [--wheel dist/metriclab-*.whl] [--keep]
+    python tools/check_installed.py [--wheel dist/metric_learning_lab-*.whl] [--keep]
 
 Prints the wheel's size and each check; exits non-zero on the first failure. CI runs it
 (.ci/run); the browser step needs the system Chromium and Playwright in the running environment.
@@ -28,12 +32,20 @@ import numpy as np
 import metriclab
 from metriclab import resources
 from metriclab.datasets import load, names
+from importlib.metadata import version
 
+assert resources.DISTRIBUTION == "metric-learning-lab"
+assert version("metric-learning-lab") == resources.version() == metriclab.__version__
 assert not resources.in_checkout(), "the installed package thinks it runs from a checkout"
 assert "site-packages" in str(resources.sample_data()), resources.sample_data()
 expected = json.loads(sys.argv[1])
 found = names(include_unlisted=True)
 assert found == expected, f"data sets differ from the checkout's: {set(expected) ^ set(found)}"
+assert {"mnist", "breast_cancer_wisconsin_699"} <= set(found)
+try:
+    load("no_such_set")
+except ValueError as exc:
+    assert "mnist" in str(exc) and "breast_cancer_wisconsin_699" in str(exc), exc
 for name in found:
     ds = load(name)
     assert ds.X.shape[0] == ds.y.shape[0] > 0, name
@@ -74,10 +86,95 @@ def run(command, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=True, **kwargs)
 
 
+def output(command, expect: int = 0, **kwargs) -> str:
+    """stdout + stderr of a command that must exit with `expect`."""
+    print("$", " ".join(str(c) for c in command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    text = done.stdout + done.stderr
+    if done.returncode != expect:
+        raise RuntimeError(f"exit {done.returncode} (expected {expect}):\n{text[-3000:]}")
+    return text
+
+
+def check_command_line(cli: Path, outside: Path, package: Path, env: dict) -> None:
+    """The installed `metriclab` script (issue 38, item 5)."""
+    import hashlib
+
+    expected = f"metric-learning-lab {__import__('metriclab').__version__}"
+    assert output([cli, "--version"], env=env, cwd=outside).strip() == expected
+    assert output([cli, "--help"], env=env, cwd=outside).startswith("usage: metriclab ")
+    print(f"  `metriclab --version`: {expected}; usage lines say `metriclab`")
+    cache = output([cli, "cache", "info"], env=env, cwd=outside)
+    assert str(Path(env["XDG_CACHE_HOME"]) / "metriclab") in cache, cache
+    print(f"  the result cache is in the user's cache folder: {cache.strip()}")
+
+    listing = output([cli, "bench", "--list"], env=env, cwd=outside)
+    assert "bench/ of a source checkout" in listing, listing
+    unknown = output([cli, "bench", "knn"], expect=2, env=env, cwd=outside)
+    assert "bench/ of a source checkout" in unknown and "known:" not in unknown, unknown
+    print("  `metriclab bench` says the benchmarks live in a checkout's bench/")
+
+    run_dir = outside / "fast"
+    started = time.monotonic()
+    run([cli, "reproduce", "all", "--fast", "--quiet", "--out", str(run_dir)], cwd=outside, env=env)
+    tables = sorted(run_dir.glob("*.csv"))
+    report = (run_dir / "zhang-iris.md").read_text(encoding="utf-8")
+    assert "- command: `metriclab reproduce zhang-iris --fast`" in report
+    print(f"  `metriclab reproduce all --fast`: {len(tables)} tables in "
+          f"{time.monotonic() - started:.0f} s; the reports name `metriclab`")  # fmt: skip
+    text = output([cli, "claims", "--tables", str(run_dir), "--format", "md"], env=env, cwd=outside)
+    rows = [r for r in text.splitlines() if r.startswith("| ") and "---" not in r][1:]
+    missing = [r for r in rows if "not run / missing in" in r]
+    assert rows and len(missing) < len(rows), text[-2000:]
+    plain = output([cli, "claims", "--tables", str(run_dir), "--format", "text"], env=env,
+                   cwd=outside)  # fmt: skip
+    assert "**" not in plain and "|---" not in plain
+    print(f"  `metriclab claims --tables` on that run: {len(rows)} claims, "
+          f"{len(missing)} not run / missing in it; plain text for a terminal")  # fmt: skip
+
+    def digest() -> str:
+        files = sorted(
+            p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        )
+        return hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+
+    before = digest()
+    refused = output([cli, "claims", "--write"], expect=2, env=env, cwd=outside)
+    assert "installed package" in refused and "--write claims.md" in refused, refused
+    inside = package / "_reproduction" / "README.md"
+    output([cli, "claims", "--write", str(inside)], expect=2, env=env, cwd=outside)
+    written = output([cli, "claims", "--write", "claims.md"], env=env, cwd=outside)
+    assert (outside / "claims.md").is_file() and "claims table written to" in written
+    output([cli, "claims", "--tables", str(run_dir), "--write"], env=env, cwd=outside)
+    assert (run_dir / "README.md").is_file()
+    assert digest() == before, "a file of the installed package changed"
+    print("  `metriclab claims --write` refuses the package's folder, writes a file of yours")
+
+
 def build_wheel(out: Path) -> Path:
     run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)])
-    (wheel,) = out.glob("metriclab-*.whl")
+    (wheel,) = out.glob("metric_learning_lab-*.whl")
     return wheel
+
+
+def check_privacy(port: int) -> None:
+    """Issue 38, item 8: what the browser receives from `metriclab app` run with no option of
+    ours, from another folder: usage statistics off, no Deploy button, no request elsewhere."""
+    from playwright.sync_api import sync_playwright
+
+    from metriclab.ui.dev.privacy import served_privacy
+    from metriclab.ui.dev.server import CHROMIUM_ARGS, find_chromium
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
+        served = served_privacy(browser.new_page(), f"http://127.0.0.1:{port}/")
+        browser.close()
+    if served.problems():
+        raise AssertionError(f"the app's served configuration: {served.problems()}")
+    print(
+        f"  the app serves gatherUsageStats={served.gather_usage_stats}, toolbarMode="
+        f"{served.toolbar_mode}, {served.deploy_buttons} Deploy buttons, no request elsewhere"
+    )
 
 
 def wait_health(port: int, proc: subprocess.Popen, timeout: float = 120.0) -> None:
@@ -131,15 +228,23 @@ def main() -> int:
     try:
         wheel = args.wheel or build_wheel(work / "dist")
         print(f"wheel: {wheel.name}, {wheel.stat().st_size / 2**20:.1f} MB")
+        assert wheel.name.startswith("metric_learning_lab-"), wheel.name
         venv = work / "venv"
-        run([sys.executable, "-m", "venv", str(venv)])
+        # nothing of this process's PYTHONPATH (a checkout holds the build's .egg-info, which
+        # pip would take for an installed metric-learning-lab and skip the wheel)
+        bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        run([sys.executable, "-m", "venv", str(venv)], env=bare)
         python = venv / "bin" / "python"
-        run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-        run([str(python), "-m", "pip", "install", "-q", str(wheel)])
+        run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], env=bare)
+        run([str(python), "-m", "pip", "install", "-q", str(wheel)], env=bare)
+        shown = output([str(python), "-m", "pip", "show", "metric-learning-lab"], env=bare)
+        assert "Name: metric-learning-lab" in shown, shown
         outside = work / "elsewhere"
         outside.mkdir()
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env = {k: v for k, v in bare.items() if not k.startswith("STREAMLIT_")}
         env["XDG_CACHE_HOME"] = str(work / "cache")
+        env["HOME"] = str(work / "home")  # no ~/.streamlit/config.toml of this machine takes part
+        (work / "home").mkdir()
         from metriclab.datasets import names  # the checkout's list, to compare against
 
         expected = __import__("json").dumps(names(include_unlisted=True))
@@ -153,12 +258,18 @@ def main() -> int:
             shutil.copy(example, outside / example.name)
             run([str(python), str(work / "run_example.py"), example.name], cwd=outside, env=env)
         print("  the gallery's examples run (metriclab.plotting and Plotly, no matplotlib)")
+        package = Path(
+            output([str(python), "-c", "import metriclab, os; print(os.path.dirname("
+                    "metriclab.__file__))"], cwd=outside, env=env).strip()
+        )  # fmt: skip
+        check_command_line(venv / "bin" / "metriclab", outside, package, env)
         from metriclab.ui.dev.server import free_port
 
         port = free_port()
+        # as a user starts it: no usage-statistics or toolbar option of ours (the package's own
+        # configuration must turn them off)
         command = [str(venv / "bin" / "metriclab"), "app", "--server.headless", "true",
-                   "--server.port", str(port), "--server.address", "127.0.0.1",
-                   "--browser.gatherUsageStats", "false"]  # fmt: skip
+                   "--server.port", str(port), "--server.address", "127.0.0.1"]  # fmt: skip
         print("$", " ".join(command), flush=True)
         log = open(work / "app.log", "w")  # noqa: SIM115 - closed in finally
         proc = subprocess.Popen(command, cwd=outside, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -166,6 +277,7 @@ def main() -> int:
         print(f"  `metriclab app` serves on port {port}")
         if not args.no_browser:
             check_pages(port)
+            check_privacy(port)
         print("installed package: all checks passed")
         return 0
     except Exception as exc:  # noqa: BLE001 - report and fail

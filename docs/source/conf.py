@@ -200,3 +200,22 @@ templates_path = ["_templates"]
 exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints"]
 suppress_warnings = ["config.cache"]
 nitpicky = False
+
+# ---- Offline site and readable tables (issue 38, item 4) -----------------------------------------
+# Kept apart from the settings above, which the API reference work also edits.
+# - Equations: MathJax is served by the site itself, never from a CDN. The docs extra installs
+#   sphinx-mathjax-offline from the package index: it carries MathJax 3.2.2 (tex-chtml and its
+#   fonts), copies it into _static/mathjax and points mathjax_path there. Chosen over rendering
+#   to images with imgmath, which needs a LaTeX installation (texlive, dvipng/dvisvgm) that
+#   `make docs` cannot install without root on a fresh machine; over KaTeX's prerendering, which
+#   needs Node.js; and over an npm copy of MathJax, likewise (`make docs` uses pip only).
+# - sphinx-gallery's computation-times pages load jQuery, Bootstrap and DataTables from CDNs:
+#   not written (`make docs` fails when a built page references a script or stylesheet on another
+#   host: tools/check_docs_offline.py).
+# - _static/metriclab.css: the claims and reproduced tables use the page's width, verdict badges.
+extensions.append("sphinx-mathjax-offline")
+mathjax_path = "mathjax/tex-chtml.js"
+sphinx_gallery_conf["write_computation_times"] = False
+# added to what the settings above serve (the gallery's plotly.js among them), never replacing it
+html_static_path = [*globals().get("html_static_path", []), "_static"]
+html_css_files = [*globals().get("html_css_files", []), "metriclab.css"]

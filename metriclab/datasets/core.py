@@ -160,19 +160,26 @@ def _register_shipped() -> None:
 
 
 def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
-    """List the names of the data sets that :func:`load` takes.
+    """List the names of the data sets: the ones the app's lists offer, or every name `load` takes.
 
     Parameters
     ----------
-    kind : {"file", "synthetic"} or None, default=None
-        Only the shipped files, or only the generators; None: both.
+    kind : {None, "file", "synthetic"}, default=None
+        Only the shipped files of sample_data/ ("file") or only the generators ("synthetic");
+        None: both.
     include_unlisted : bool, default=False
-        Also the sets loadable by name that the app's lists leave out.
+        False: the listed sets, those the app's data-set lists offer. True: every name that
+        `load` takes, the unlisted ones added. Two shipped sets are unlisted: ``mnist`` (all
+        70,000 MNIST digits, 440 MB as float64, for the TDL paper's MNIST tables and the Embed
+        page's full-size view) and ``breast_cancer_wisconsin_699`` (all 699 rows of the original
+        Wisconsin set with the 16 missing values imputed, for the 699-row reading of Zhang's
+        Table 1; the listed ``breast_cancer_wisconsin`` drops those rows). ``entry(name).listed``
+        tells which a name is.
 
     Returns
     -------
     list of str
-        The names, in the app's order.
+        The names in registration order: shipped files, then generators.
 
     See Also
     --------
@@ -183,7 +190,11 @@ def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
     >>> from metriclab.datasets import names
     >>> "iris" in names() and "two_moons" in names(kind="synthetic")
     True
+    >>> "mnist" in names(include_unlisted=True) and "mnist" not in names()
+    True
     """
+    if kind not in (None, "file", "synthetic"):
+        raise ValueError(f"kind must be None, 'file' or 'synthetic', got {kind!r}")
     return [
         n
         for n, e in _ENTRIES.items()
@@ -193,7 +204,8 @@ def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
 
 def entry(name: str) -> DatasetEntry:
     if name not in _ENTRIES:
-        raise ValueError(f"unknown data set {name!r}; known: {', '.join(names())}")
+        every = names(include_unlisted=True)
+        raise ValueError(f"unknown data set {name!r}; load() takes: {', '.join(every)}")
     return _ENTRIES[name]
 
 

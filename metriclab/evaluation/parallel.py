@@ -14,7 +14,9 @@ def client_for(scheduler):
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - the dask extra is installed in the venv
-        raise ValueError("running on a Dask cluster needs `pip install metriclab[dask]`") from exc
+        raise ValueError(
+            'running on a Dask cluster needs `pip install "metric-learning-lab[dask]"`'
+        ) from exc
     if isinstance(scheduler, Client):
         return scheduler, False
     if not isinstance(scheduler, str) or not scheduler:

@@ -142,6 +142,7 @@ class Outcome:
     files: tuple = ()
     code: str = ""  # git commit of the code that ran, where known
     splits: pd.DataFrame | None = None  # per-split values (setting, method, split, value)
+    command: str = "python -m metriclab"  # how the report's rerun line starts (the CLI's prog)
 
 
 def code_state() -> str:
@@ -262,7 +263,7 @@ def markdown_report(outcome: Outcome) -> str:
         f"- mode: {mode}; seed {outcome.seed}"
         + (f"; splits requested: {outcome.n_splits}" if outcome.n_splits else ""),
         f"- run time: {outcome.seconds:.1f} s; metriclab {_version()}; code: {outcome.code}",
-        f"- command: `python -m metriclab reproduce {exp.name}"
+        f"- command: `{outcome.command} reproduce {exp.name}"
         + (" --fast" if outcome.fast else "")
         + (f" --splits {outcome.n_splits}" if outcome.n_splits else "")
         + "`",
@@ -380,11 +381,12 @@ def select(names: list[str] | tuple[str, ...] | str) -> list[Experiment]:
     return [known[n] for n in names]
 
 
-def _run_and_write(exp, fast, n_splits, seed, out_dir, progress, n_jobs, scheduler, cache):
+def _run_and_write(exp, fast, n_splits, seed, out_dir, progress, n_jobs, scheduler, cache, command):
     from metriclab.evaluation import run_defaults
 
     with run_defaults(n_jobs=n_jobs, scheduler=scheduler, cache=cache):
         outcome = run_experiment(exp, fast=fast, n_splits=n_splits, seed=seed, progress=progress)
+    outcome.command = command
     if out_dir is not None:
         write_outcome(outcome, out_dir)
     return outcome
@@ -401,6 +403,7 @@ def reproduce(
     scheduler=None,
     cache=None,
     progress: Callable | None = None,
+    command: str = "python -m metriclab",
 ) -> list[Outcome]:
     """Run experiments, write their tables, and return their outcomes.
 
@@ -431,6 +434,8 @@ def reproduce(
         The result cache of the comparisons inside.
     progress : callable, optional
         ``progress(done, total, message)``.
+    command : str, default="python -m metriclab"
+        How the reports' rerun line starts (``metriclab`` when run as the installed script).
 
     Returns
     -------
@@ -459,7 +464,9 @@ def reproduce(
         outcomes: list[Outcome] = []
         run = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
         for outcome in run(
-            delayed(_run_and_write)(exp, fast, n_splits, seed, out_dir, None, 1, None, cache)
+            delayed(_run_and_write)(
+                exp, fast, n_splits, seed, out_dir, None, 1, None, cache, command
+            )
             for exp in chosen
         ):
             outcomes.append(outcome)
@@ -474,6 +481,8 @@ def reproduce(
                 progress(done, total, f"{_name}: {message}")
 
         outcomes.append(
-            _run_and_write(exp, fast, n_splits, seed, out_dir, step, n_jobs, scheduler, cache)
+            _run_and_write(
+                exp, fast, n_splits, seed, out_dir, step, n_jobs, scheduler, cache, command
+            )
         )
     return outcomes
