@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("site", nargs="?", default=str(ROOT / "docs" / "_build" / "html"))
     parser.add_argument("--browser", action="store_true", help="also open pages in Chromium")
     args = parser.parse_args(argv)
-    site = Path(args.site)
+    site = Path(args.site).resolve()
     if not (site / "index.html").is_file():
         print(f"error: no built site in {site} (run make docs)", file=sys.stderr)
         return 2
