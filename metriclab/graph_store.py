@@ -292,7 +292,7 @@ def content_digest(*arrays: np.ndarray) -> str:
     for a in arrays:
         a = np.ascontiguousarray(a)
         h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(memoryview(a).cast("B"))
+        h.update(a.reshape(-1).view(np.uint8))
     return h.hexdigest()
 
 
@@ -393,8 +393,10 @@ def shared_graph(
     digest = data_digest or content_digest(X)
     key = graph_key(digest, n_neighbors, width, weights)
 
-    def compute():
-        W, used = build(X, "knn", n_neighbors=n_neighbors, weights=weights, width=width)
+    def compute():  # on the class's Dask cluster where one is configured (metriclab.cluster)
+        from metriclab.cluster import run
+
+        W, used = run(build, X, "knn", n_neighbors=n_neighbors, weights=weights, width=width)
         return sparse_arrays(W), {"width": float(used)}
 
     arrays, scalars = store.get_or_compute("graph", key, compute)
