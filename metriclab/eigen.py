@@ -50,6 +50,7 @@ row sum, an upper bound of ‖S‖₂), so that speed is never bought with wrong
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import warnings
@@ -61,7 +62,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, reverse_cuthill_mckee
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg, splu
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg")
 DENSE_MAX_POINTS = 1500  # "auto" uses dense eigh up to here
@@ -85,6 +86,20 @@ FILTER_RETRIES = 3  # cuts tried (each higher) before "filtered" falls back to p
 PARALLEL_MIN_NNZ = 200_000  # sparse products on threads from this many non-zeros
 REORDER_MIN_POINTS = 20_000  # reverse Cuthill-McKee order for the products from this many points
 WARM_EXTRA = 4  # random columns added to a warm start block of LOBPCG
+
+
+@functools.lru_cache(maxsize=1)
+def _thread_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def thread_limit(limits: int | None):
+    """`threadpoolctl.threadpool_limits(limits)` without its cost per call: that scans the loaded
+    libraries every time (14 ms, three times per TDL fit: a quarter of the server's CPU per slider
+    move on the teaching sets), a controller made once does it once. None: no limit."""
+    if limits is None:
+        return contextlib.nullcontext()
+    return _thread_controller().limit(limits=limits)
 
 
 class Eigenpairs(NamedTuple):
@@ -604,7 +619,7 @@ def smallest_eigenpairs(
     trivial = np.asarray(trivial, dtype=np.float64)
     # one BLAS thread: ARPACK and LOBPCG make many n × (few) products, where a second thread only
     # adds start-up and spin-waiting (10^5 clusters, LE: 8.5 CPU s at 1 thread, 84 at 2 under load)
-    with threadpool_limits(1):
+    with thread_limit(1):
         return _smallest_eigenpairs(S, n_components, trivial, solver, tol, seed, lower, start)
 
 

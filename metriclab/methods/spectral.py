@@ -66,10 +66,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from metriclab.cache import array_digest, canonical_json, module_digest
-from metriclab.eigen import Eigenpairs, smallest_eigenpairs
+from metriclab.eigen import Eigenpairs, smallest_eigenpairs, thread_limit
 from metriclab.graph_store import SharedGraph, label_cost
 from metriclab.graphs import (
     LAPLACIAN_KINDS,
@@ -266,7 +265,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         if cost is not None and getattr(cost, "shape", None) != (n, n):
             raise ValueError(f"cost must be the ({n} × {n}) cost matrix C of Eq. (6)")
         # small problems: one thread (BLAS/OpenMP thread start-up costs more than the work)
-        with threadpool_limits(1 if n <= SINGLE_THREAD_MAX_POINTS else None):
+        with thread_limit(1 if n <= SINGLE_THREAD_MAX_POINTS else None):
             return self._fit(X, y, graph, cost)
 
     def _fit(self, X, y, graph=None, cost=None):
@@ -280,7 +279,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         )
         # a graph from metriclab.graph_store: the label cost and solved problems are kept there
         shared = graph if isinstance(graph, SharedGraph) else None
-        with threadpool_limits(1):  # many small products: threads only add start-up and contention
+        with thread_limit(1):  # many small products: threads only add start-up and contention
             C, lam = self._cost_and_lam(X, y, cost, None if shared is None else shared.store)
         C_prime = cost_laplacian(C)
         t_cost = time.perf_counter()
