@@ -260,3 +260,28 @@ def test_a_lambda_move_on_a_shared_graph_is_warm_started_and_stored(tmp_path):
     np.testing.assert_array_equal(le.embedding_, le_again.embedding_)
     assert sp.issparse(le.affinity_)
     graph_store.clear_memory()
+
+
+def test_a_large_one_nn_score_is_computed_once_per_machine(tmp_path, monkeypatch):
+    from metriclab.evaluation import scoring
+
+    monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path))
+    monkeypatch.setattr(scoring, "STORED_MIN_WORK", 1000.0)  # MNIST's baseline is 1.8e11
+    calls = []
+    real = scoring._knn_accuracy
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(scoring, "_knn_accuracy", counting)
+    X, y = _points(300)
+    train = np.arange(300) % 4 == 0
+    first = scoring.knn_accuracy(X[train], y[train], X[~train], y[~train])
+    again = scoring.knn_accuracy(X[train], y[train], X[~train], y[~train])
+    assert calls == [1] and again == first == real(X[train], y[train], X[~train], y[~train], 1)
+    assert graph_store.default_store().info()["kinds"] == {"knn-accuracy": 1}
+    other = scoring.knn_accuracy(X[train], y[train], X[~train] + 0.5, y[~train])  # other data
+    assert len(calls) == 2 and isinstance(other, float)
+    small = scoring.knn_accuracy(X[:10], y[:10], X[10:20], y[10:20])  # below the bound: not kept
+    assert len(calls) == 3 and len(graph_store.default_store()) == 2 and 0 <= small <= 1
