@@ -10,7 +10,7 @@ Each stage runs in a fresh process (a new server process), on one array store fo
    (the label cost is not recomputed: its time is printed).
 
 The app's settings: TDL defaults (2 dimensions, 10-NN heat graph, λ from the slider), 5 % of the
-points labelled, features scaled as the app scales MNIST. Prints a markdown table with the load
+points labelled, MNIST unscaled as the app draws it. Prints a markdown table with the load
 average beside each row (the machine may be shared: say so when quoting).
 
     .venv/bin/python bench/full_size_cache.py [--points 70000] [--store DIR] [--n-components 2]
@@ -46,7 +46,7 @@ def stamp(name, t0):
     out[name] = round(time.perf_counter() - t0, 2)
 t0 = time.perf_counter()
 ds = load("mnist")
-scaling = default_preprocess("mnist")
+scaling = default_preprocess(ds)  # the app's: "none" for an image set
 X = scale_features(scaling, ds.X[:points])
 y = ds.y[:points]
 mask = np.random.default_rng(0).random(points) < 0.05
