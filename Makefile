@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench docs clean
+.PHONY: setup run class test lint bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,15 @@ setup: $(STAMP)
 
 run: setup
 	$(VENV)/bin/streamlit run app.py
+
+# A class on this machine: WORKERS Streamlit processes behind HAProxy on PORT (sticky sessions,
+# one shared disk cache of the full-size graphs). Needs Debian's haproxy: apt-get install haproxy.
+# Other hosts' workers: make class HOSTS="host2:8601 host2:8602"; see README "A class".
+WORKERS ?= 2
+PORT ?= 8501
+HOSTS ?=
+class: setup
+	$(PY) -m metriclab.deploy --workers $(WORKERS) --port $(PORT) $(if $(HOSTS),--hosts $(HOSTS))
 
 test: setup
 	$(PY) -m pytest

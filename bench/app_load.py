@@ -1,4 +1,5 @@
-"""Many users at once: N concurrent clients against one app server on 127.0.0.1.
+"""Many users at once: N concurrent clients against the app on 127.0.0.1: one server process, or
+(`--workers W`) W processes behind HAProxy as `make class WORKERS=W` serves a class.
 
 Each client opens the Embed page (TDL; two moons or Iris; its own split seed, so the fits differ
 between clients), then repeatedly moves the λ slider one step and measures the wall time from the
@@ -21,8 +22,14 @@ Two kinds of client (`--client`):
     .venv/bin/python bench/app_load.py                  # ws clients, N = 1, 10, 30, 60 s each
     .venv/bin/python bench/app_load.py --client browser --clients 1   # the browser at N = 1
     .venv/bin/python bench/app_load.py --clients 30 --seconds 600 --soak   # 10-minute soak
+    .venv/bin/python bench/app_load.py --workers 2 --clients 30 60 150      # a class, 2 processes
 
-Bounded: at most 60 clients and 15 minutes per run, server and clients on 127.0.0.1 only. Report
+With `--workers W` the clients connect through the balancer (`metriclab.deploy`: sticky cookie,
+websocket), every process shares one disk cache of the full-size graphs, and the report gives each
+process's sessions, slider moves, peak RSS and CPU seconds (a client's process is the balancer's
+cookie it was given).
+
+Bounded: at most 150 clients and 15 minutes per run, server and clients on 127.0.0.1 only. Report
 the machine's load beside the numbers (other work on the machine slows the server).
 """
 
@@ -57,7 +64,7 @@ from metriclab.ui.dev.server import (  # noqa: E402
 )
 from metriclab.ui.shared.widgets import format_value, param_options  # noqa: E402
 
-MAX_CLIENTS = 60
+MAX_CLIENTS = 150
 MAX_SECONDS = 900
 LAM = REGISTRY["tdl"].param("lam")
 SLIDER_LABEL = LAM.label
@@ -95,19 +102,25 @@ def usage(pid: int) -> tuple[int, float]:
 
 
 class MemorySampler(threading.Thread):
-    """Samples (seconds since start, RSS, 1-minute load average, server CPU seconds)."""
+    """Samples (seconds since start, RSS, 1-minute load average, server CPU seconds), summed over
+    the server processes, and each process's (RSS, CPU seconds) in `per_process`."""
 
-    def __init__(self, pid: int, every_s: float = 1.0):
+    def __init__(self, pids: int | list[int], every_s: float = 1.0):
         super().__init__(daemon=True)
-        self.pid, self.every_s = pid, every_s
+        self.pids = [pids] if isinstance(pids, int) else list(pids)
+        self.every_s = every_s
         self.samples: list[tuple[float, int, float, float]] = []
+        self.per_process: dict[int, list[tuple[int, float]]] = {pid: [] for pid in self.pids}
         self.stopped = threading.Event()
         self.start_time = time.monotonic()
 
     def run(self) -> None:
         while not self.stopped.is_set():
             now = time.monotonic() - self.start_time
-            rss, cpu = usage(self.pid)
+            each = [usage(pid) for pid in self.pids]
+            for pid, value in zip(self.pids, each, strict=True):
+                self.per_process[pid].append(value)
+            rss, cpu = sum(r for r, _ in each), sum(c for _, c in each)
             self.samples.append((now, rss, os.getloadavg()[0], cpu))
             self.stopped.wait(self.every_s)
 
@@ -143,6 +156,7 @@ class Client:
         self.moved_at: list[float] = []  # time.monotonic() at the end of each timed move
         self.errors: list[str] = []
         self.uploads = 0
+        self.worker = ""  # behind the balancer: the process its sticky cookie names
 
     @property
     def embed_query(self) -> dict:
@@ -208,6 +222,7 @@ class WsClient(Client):
         tab = None
         try:
             tab = await StreamlitTab.open(self.base, "embed", self.embed_query)
+            self.worker = tab.http.cookies.get("METRICLAB_WORKER", "")
             if self.index % 3 == 0:
                 await self.upload(tab)
                 await self.open_embed(tab)
@@ -392,12 +407,41 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def start_class(workers: int, env: dict):
+    """`workers` server processes behind HAProxy (metriclab.deploy) on free local ports."""
+    from metriclab import deploy
+
+    for _ in range(20):
+        first = free_port()
+        if first + workers < 65000:
+            try:
+                return deploy.start(
+                    workers, first, first_worker_port=first + 1, bind="127.0.0.1", env=env
+                )
+            except RuntimeError:  # a port taken meanwhile: try others
+                continue
+    raise RuntimeError("could not start the class on free ports")
+
+
 def one_run(
-    n: int, seconds: float, soak: bool, kind: str, env: dict | None = None, mnist: bool = False
+    n: int,
+    seconds: float,
+    soak: bool,
+    kind: str,
+    env: dict | None = None,
+    mnist: bool = False,
+    workers: int | None = None,
 ) -> dict:
-    proc = start_app(free_port(), env={"METRICLAB_TIMING": "1", **(env or {})})
-    base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
-    sampler = MemorySampler(proc.pid, every_s=1.0 if not soak else 5.0)
+    env = {"METRICLAB_TIMING": "1", **(env or {})}
+    if workers:
+        deployment = start_class(workers, env)
+        base, pids = deployment.url, [p.pid for p in deployment.workers]
+        names = [f"w{i}" for i in range(1, workers + 1)]
+    else:
+        proc = start_app(free_port(), env=env)
+        base = f"http://127.0.0.1:{proc.args[proc.args.index('--server.port') + 1]}"
+        pids, names = [proc.pid], [""]
+    sampler = MemorySampler(pids, every_s=1.0 if not soak else 5.0)
     sampler.start()
     load_before = os.getloadavg()[0]
     heavy = MnistClient(n, base, seconds, soak) if mnist else None
@@ -406,8 +450,28 @@ def one_run(
     finally:
         sampler.stopped.set()
         sampler.join()
-        log = proc.log_path.read_text(errors="replace")
-        stop_app(proc)
+        if workers:
+            log = "\n".join(
+                p.read_text(errors="replace") for p in deployment.folder.glob("worker-*.log")
+            )
+            deployment.stop()
+        else:
+            log = proc.log_path.read_text(errors="replace")
+            stop_app(proc)
+    processes = []
+    for pid, name in zip(pids, names, strict=True):
+        mine = [c for c in clients if c.worker == name]
+        values = sampler.per_process[pid]
+        processes.append(
+            {
+                "name": name or "server",
+                "sessions": len(mine),
+                "moves": sum(len(c.latencies) for c in mine),
+                "p95_s": percentile([v for c in mine for v in c.latencies], 0.95),
+                "peak_rss": max((r for r, _ in values), default=0),
+                "cpu_s": (values[-1][1] - values[0][1]) if values else float("nan"),
+            }
+        )
     server = [float(m) / 1000 for m in re.findall(r"metriclab-timing live_view ([0-9.]+) ms", log)]
     # Server CPU per move, over the span in which every client was past its first page load.
     measuring = [c for c in clients if c.deadline < float("inf")]
@@ -440,6 +504,8 @@ def one_run(
         "samples": sampler.samples,
         "loads": [load_before] + [load for _, _, load, _ in sampler.samples],
         "cpu_per_move_s": cpu_per_move,
+        "processes": processes,
+        "workers": workers or 1,
         "mnist_moves": [] if heavy is None else heavy.latencies,
         "mnist_errors": [] if heavy is None else heavy.errors,
     }
@@ -463,7 +529,15 @@ def main(argv=None) -> int:
         action="store_true",
         help="one more (ws) session fitting TDL on all of MNIST throughout, reported apart",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="W server processes behind HAProxy (make class WORKERS=W); 0: one process, direct",
+    )
     args = parser.parse_args(argv)
+    if args.workers and args.client != "ws":
+        parser.error("--workers runs with the ws clients")
     if args.with_mnist and args.client != "ws":
         parser.error("--with-mnist runs with the ws clients")
     if any(not 1 <= n <= MAX_CLIENTS for n in args.clients):
@@ -479,7 +553,9 @@ def main(argv=None) -> int:
     results = []
     for n in args.clients:
         print(f"running N={n} {args.client} for {args.seconds:.0f} s ...", file=sys.stderr)
-        results.append(one_run(n, args.seconds, args.soak, args.client, env, args.with_mnist))
+        results.append(
+            one_run(n, args.seconds, args.soak, args.client, env, args.with_mnist, args.workers)
+        )
         r = results[-1]
         print(
             f"N={n}: {r['moves']} moves, median {r['median_s']:.3f} s, p95 {r['p95_s']:.3f} s, "
@@ -487,7 +563,8 @@ def main(argv=None) -> int:
             file=sys.stderr,
             flush=True,
         )
-    print(f"client: {args.client}; server environment: {env or 'default'}\n")
+    where = f"{args.workers} processes behind HAProxy" if args.workers else "one server process"
+    print(f"client: {args.client}; {where}; server environment: {env or 'default'}\n")
     print("| clients | seconds | slider moves | median s | p95 s "
           "| request → chart message median / p95 s | request → run end median / p95 s "
           "| server run median / p95 s | server CPU ms per move | errors | uploads "
@@ -504,6 +581,15 @@ def main(argv=None) -> int:
             f"| {1000 * r['cpu_per_move_s']:.0f} | {len(r['errors'])} | {r['uploads']} "
             f"| {r['peak_rss'] / 2**20:.0f} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
         )
+    print("\nPer process (its sessions by the balancer's sticky cookie):\n")
+    print("| clients | process | sessions | slider moves | p95 s | peak RSS MB | CPU s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for r in results:
+        for p in r["processes"]:
+            print(
+                f"| {r['n']} | {p['name']} | {p['sessions']} | {p['moves']} | {p['p95_s']:.3f} "
+                f"| {p['peak_rss'] / 2**20:.0f} | {p['cpu_s']:.1f} |"
+            )
     for r in results:
         if r["client"] == "browser":
             rest = r["median_s"] - r["press_median_s"] - r["wire_median_s"]

@@ -131,10 +131,13 @@ class StreamlitTab:
         await asyncio.to_thread(tab.http.get, f"{tab.base}/_stcore/health", timeout=timeout)
         xsrf = tab.http.cookies.get(XSRF_COOKIE, "")
         host = urlparse(tab.base).netloc
+        # every cookie, as a browser sends them: behind a load balancer its sticky-session cookie
+        # (set on the health check) takes the websocket to the process that set the XSRF one
+        cookies = "; ".join(f"{c.name}={c.value}" for c in tab.http.cookies)
         tab.ws = await connect(
             f"ws://{host}/_stcore/stream",
             subprotocols=["streamlit", xsrf] if xsrf else ["streamlit"],
-            additional_headers={"Cookie": f"{XSRF_COOKIE}={xsrf}"} if xsrf else None,
+            additional_headers={"Cookie": cookies} if cookies else None,
             origin=tab.base,
             max_size=None,
             open_timeout=timeout,

@@ -289,14 +289,9 @@ def cmd_data(args) -> int:
 
 
 def cmd_cache(args) -> int:
-    from metriclab.cache import ResultCache
+    from metriclab.cache_command import run  # the result cache and the full-size array store
 
-    cache = ResultCache()
-    if args.action == "clear":
-        print(f"removed {cache.clear()} cached results from {cache.directory}")
-    else:
-        print(f"{len(cache)} cached results in {cache.directory}")
-    return 0
+    return run(args)
 
 
 def cmd_app(args) -> int:
@@ -584,7 +579,7 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     )
     cl.set_defaults(func=cmd_claims)
 
-    cache = sub.add_parser("cache", help="the on-disk result cache")
+    cache = sub.add_parser("cache", help="the on-disk caches (results, full-size graphs)")
     cache.add_argument("action", choices=["info", "clear"])
     cache.set_defaults(func=cmd_cache)
     return parser

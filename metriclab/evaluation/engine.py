@@ -233,14 +233,17 @@ def current_run_defaults() -> dict | None:
 
 def _apply_run_defaults(n_jobs, scheduler, cache):
     defaults = _RUN_DEFAULTS.get()
-    if not defaults:
-        return n_jobs, scheduler, cache
-    if n_jobs == 1 and defaults["n_jobs"] is not None:
-        n_jobs = defaults["n_jobs"]
-    if scheduler is None:
-        scheduler = defaults["scheduler"]
-    if cache is None:
-        cache = defaults["cache"]
+    if defaults:
+        if n_jobs == 1 and defaults["n_jobs"] is not None:
+            n_jobs = defaults["n_jobs"]
+        if scheduler is None:
+            scheduler = defaults["scheduler"]
+        if cache is None:
+            cache = defaults["cache"]
+    if scheduler is None:  # a class's shared cluster ($METRICLAB_DASK_SCHEDULER), if configured
+        from metriclab.cluster import configured_scheduler
+
+        scheduler = configured_scheduler()
     return n_jobs, scheduler, cache
 
 

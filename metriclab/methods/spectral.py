@@ -73,9 +73,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
-from metriclab.eigen import EIGEN_SOLVERS, smallest_eigenpairs
+from metriclab.cache import array_digest, canonical_json, module_digest
+from metriclab.eigen import EIGEN_SOLVERS, Eigenpairs, smallest_eigenpairs, thread_limit
+from metriclab.graph_store import SharedGraph, label_cost
 from metriclab.graphs import (
     GRAPH_KINDS,
     LAPLACIAN_KINDS,
@@ -295,7 +296,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         "verbose": Rule("int", low=0),
     }
 
-    def _cost_and_lam(self, X, y, cost=None) -> tuple[sp.csr_matrix, float]:
+    def _cost_and_lam(self, X, y, cost=None, store=None) -> tuple[sp.csr_matrix, float]:
         raise NotImplementedError
 
     def _validate_common(self, X, y):
@@ -367,7 +368,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         if cost is not None and getattr(cost, "shape", None) != (n, n):
             raise ValueError(f"cost must be the ({n} × {n}) cost matrix C of Eq. (6)")
         # small problems: one thread (BLAS/OpenMP thread start-up costs more than the work)
-        with threadpool_limits(1 if n <= SINGLE_THREAD_MAX_POINTS else None):
+        with thread_limit(1 if n <= SINGLE_THREAD_MAX_POINTS else None):
             return self._fit(X, y, graph, cost)
 
     def _fit(self, X, y, graph=None, cost=None):
@@ -380,17 +381,17 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             f"graph: {self.graph} on {X.shape[0]:,} points ({W.nnz if sp.issparse(W) else W.size:,}"
             f" weights)... done in {t_graph - clock:5.2f}s"
         )
-        with threadpool_limits(1):  # many small products: threads only add start-up and contention
-            C, lam = self._cost_and_lam(X, y, cost)
+        # a graph from metriclab.graph_store: the label cost and solved problems are kept there
+        shared = graph if isinstance(graph, SharedGraph) else None
+        with thread_limit(1):  # many small products: threads only add start-up and contention
+            C, lam = self._cost_and_lam(X, y, cost, None if shared is None else shared.store)
         C_prime = cost_laplacian(C)
         t_cost = time.perf_counter()
         log.say(f"label cost... done in {t_cost - t_graph:5.2f}s")
         d = degrees(W)
         S, scale, trivial = penalized_problem(C_prime, W, d, lam, self.laplacian)
         lower = cost_lower_bound(C, scale)
-        eigen = smallest_eigenpairs(
-            S, self.n_components, trivial, self.eigen_solver, self.tol, self.random_state, lower
-        )
+        eigen = self._eigenpairs(S, trivial, lower, shared, C, lam)
         values, Y = eigen.values, eigen.vectors
         t_eigen = time.perf_counter()
         log.say(
@@ -419,6 +420,56 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         self._trivial = trivial
         self._out_of_sample = _LazyMap()  # filled by the first transform (fit does not pay)
         return self
+
+    def _eigenpairs(self, S, trivial, lower, shared, C, lam):
+        """`smallest_eigenpairs` of S; on a `SharedGraph`, warm-started from the last eigenvectors
+        of the same problem at another λ (kept on the graph in this process), and read from /
+        written to the graph's store, keyed by the problem (graph, cost, λ, settings, code)."""
+
+        def solve(start=None):
+            return smallest_eigenpairs(
+                S,
+                self.n_components,
+                trivial,
+                self.eigen_solver,
+                self.tol,
+                self.random_state,
+                lower,
+                start=start,
+            )
+
+        if shared is None:
+            return solve()
+        family = {
+            "method": type(self).__name__,
+            "graph": shared.digest,
+            "cost": _sparse_digest(C),
+            "laplacian": self.laplacian,
+            "n_components": int(self.n_components),
+        }
+        problem = {
+            **family,
+            "lam": float(lam),
+            "solver": self.eigen_solver,
+            "tol": float(self.tol),
+            "seed": self.random_state if isinstance(self.random_state, int) else None,
+            "code": module_digest("metriclab.methods.spectral"),
+        }
+        family_key = canonical_json(family)
+        if shared.store is not None and problem["seed"] is not None:
+            arrays, scalars = shared.store.get_or_compute(
+                "eigenpairs", problem, lambda: _stored_pairs(solve(shared.warm_start(family_key)))
+            )
+            eigen = Eigenpairs(
+                np.asarray(arrays["values"]),
+                np.asarray(arrays["vectors"]),
+                scalars["solver"],
+                scalars["residual"],
+            )
+        else:
+            eigen = solve(shared.warm_start(family_key))
+        shared.remember(family_key, eigen.vectors)
+        return eigen
 
     def _graph(self, X):
         """(W, width) of the model's graph parameters on X (`metriclab.graphs.build_graph`)."""
@@ -528,6 +579,17 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             self._fit_out_of_sample()
         alpha, width = self._out_of_sample.value
         return gaussian_kernel(X, self._X_fit, width=width) @ alpha
+
+
+def _sparse_digest(C) -> str:
+    C = sp.csr_matrix(C)
+    return array_digest(C.data, C.indices, C.indptr, np.asarray(C.shape))
+
+
+def _stored_pairs(eigen: Eigenpairs):
+    """An eigensolve's result as an ArrayStore entry (arrays, scalars)."""
+    arrays = {"values": eigen.values, "vectors": eigen.vectors}
+    return arrays, {"solver": eigen.solver, "residual": float(eigen.residual)}
 
 
 class _LazyMap:
@@ -701,7 +763,7 @@ class TDL(_GraphSpectralEmbedding):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _cost_and_lam(self, X, y, cost=None):
+    def _cost_and_lam(self, X, y, cost=None, store=None):
         k, lam = (
             int(self.k),
             float(self.lam),
@@ -713,7 +775,10 @@ class TDL(_GraphSpectralEmbedding):
                 f"TDL needs labelled points of at least two classes; all labelled points are "
                 f"class {classes[0]} (mark unlabeled points with -1)"
             )
-        C = cost_matrix(X, y, k) if cost is None else sp.csr_matrix(cost, dtype=np.float64)
+        if cost is None:  # once per label set: a λ move refits with the same labels (issue 42)
+            C = label_cost(X, y, k, lambda: cost_matrix(X, y, k), store)
+        else:
+            C = sp.csr_matrix(cost, dtype=np.float64)
         if self.cost_scale == "mean":  # Eqs. (1)-(2): (1/n) Σ_i C_i over the n labeled points
             C = (C / np.count_nonzero(y != -1)).tocsr()
         return C, lam
@@ -855,5 +920,5 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         """
         return super().fit(X, None, graph)
 
-    def _cost_and_lam(self, X, y, cost=None):
+    def _cost_and_lam(self, X, y, cost=None, store=None):
         return sp.csr_matrix((X.shape[0], X.shape[0])), 1.0

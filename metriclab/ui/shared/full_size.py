@@ -58,8 +58,10 @@ def graph_of(key: GraphKey, _ds: Dataset):
     """(W, width): the kNN heat graph of every point of the view, scaled as the method sees it
     (the scaler fitted on every point: TDL is transductive). Kept per process: a λ move, a new
     split or Laplacian Eigenmaps beside TDL reuse it."""
+    from metriclab import graph_store  # kept on disk for every process of the machine (issue 41)
+
     X = scale_features(key.scaling, _ds.X)
-    return build_graph(X, "knn", n_neighbors=key.n_neighbors, width=key.width)
+    return graph_store.shared_graph(X, key.n_neighbors, key.width, build=build_graph)
 
 
 def graph_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
