@@ -27,7 +27,7 @@ from metriclab.evaluation.fitting import SplitRequest, fit_split, resolve_protoc
 from metriclab.evaluation.parallel import run_splits
 from metriclab.evaluation.scoring import parse_classifier
 from metriclab.evaluation.splitting import splits
-from metriclab.evaluation.summary import method_label
+from metriclab.evaluation.summary import input_space_key, method_label
 from metriclab.preprocess import resolve_preprocess
 
 # Failures recorded in the results instead of stopping the run: bad parameters or data
@@ -169,14 +169,6 @@ def _as_methods(methods) -> list[tuple[str, dict]]:
     if baseline is not None and not any(key == baseline for key, _ in pairs):
         pairs.insert(0, (baseline, {}))
     return pairs
-
-
-def input_space_key() -> str | None:
-    """The key of the Euclidean baseline that every comparison adds (the "input_space" tag)."""
-    from metriclab.methods import input_space
-
-    spec = input_space()
-    return None if spec is None else spec.key
 
 
 def _dataset_identity(ds) -> dict:
