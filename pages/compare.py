@@ -58,30 +58,25 @@ with st.form("compare_form"):
     seed_from_url("splits", 5, bounds=(1, 30), label="Splits")
     seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5], label="Labeled fraction")
     seed_from_url("protocol", "auto", options=list(PROTOCOLS), label="Protocol")
-    state = st.session_state
-    sets = st.multiselect(
-        "Data sets", available, default=state["cds"], key="cds", format_func=dataset_label
-    )
+    # the widgets take their values from the session state (seeded above), no default beside it
+    sets = st.multiselect("Data sets", available, key="cds", format_func=dataset_label)
     methods = st.multiselect(
         "Methods (the Euclidean baseline is always added)",
         vector_methods,
-        default=state["cm"],
         key="cm",
         format_func=lambda k: REGISTRY[k].label,
     )
     c1, c2, c3 = st.columns(3)
-    n_splits = c1.slider("Splits", 1, 30, value=state["splits"], key="splits")
+    n_splits = c1.slider("Splits", 1, 30, key="splits")
     fraction = c2.select_slider(
         "Labeled fraction",
         [0.05, 0.1, 0.2, 0.3, 0.5],
-        value=state["cfrac"],
         key="cfrac",
         format_func="{:.0%}".format,
     )
     protocol = c3.selectbox(
         "Protocol",
         list(PROTOCOLS),
-        index=list(PROTOCOLS).index(state["protocol"]),
         key="protocol",
         format_func=PROTOCOLS.get,
     )

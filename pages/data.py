@@ -8,7 +8,8 @@ from metriclab.datasets.sampling import subsample_indices
 from metriclab.ui.data import share_controls, upload_box
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
-from metriclab.ui.shared.pickers import dataset_picker, explainer, url_values
+from metriclab.ui.shared.fit_request import DATA_KEY, GENERATOR_PREFIX, DataRef
+from metriclab.ui.shared.pickers import dataset_picker, explainer
 from metriclab.ui.shared.router import ensure_router
 from metriclab.ui.shared.session_data import dataset
 from metriclab.ui.shared.state import publish
@@ -29,10 +30,10 @@ with st.sidebar:
     st.subheader("Upload a CSV")
     loaded = upload_box()
     if loaded is not None:
-        st.session_state["ds"] = loaded
+        st.session_state[DATA_KEY] = loaded
 
 name, params = dataset_picker(picker_box)
-publish(url_values(["ds", *[f"d.{name}.{p}" for p in params]]), prune=("d.",))
+publish(DataRef(name, params).link(), prune=(GENERATOR_PREFIX,))
 
 ds = guarded(dataset, name, tuple(sorted(params.items())), context=name)
 if ds is None:

@@ -10,7 +10,13 @@ from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import cache, code_snippets, compute
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
-from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
+from metriclab.ui.shared.fit_request import (
+    LINK_PREFIXES,
+    DataRef,
+    FitRequest,
+    SplitRef,
+    param_prefix,
+)
 from metriclab.ui.shared.pickers import (
     dataset_picker,
     explainer,
@@ -24,6 +30,7 @@ from metriclab.ui.shared.session_data import dataset
 from metriclab.ui.shared.state import publish
 from metriclab.ui.shared.widgets import param_widgets
 
+METHOD_KEY = "dmethod"  # the page's own method (its list differs from Embed's)
 MATRIX_POINTS = 400  # points fitted here at most (matrices are n×n)
 MATRICES = {
     "kernel_": ("Kernel matrix", "Viridis"),
@@ -56,7 +63,7 @@ with st.sidebar:
 
     method = method_picker(
         st.sidebar,
-        key="dmethod",
+        key=METHOD_KEY,
         default=page_default("dissimilarity", accept=_embeds)[0],
         accept=_embeds,
     )
@@ -70,7 +77,7 @@ base_request = FitRequest(
     method,
     scaling=scaling,
 )
-prefix = f"p.{method}."
+prefix = param_prefix(method)
 
 
 @st.fragment
@@ -78,12 +85,8 @@ def matrices_view():
     with st.expander(f"{spec.label} parameters", expanded=True):
         cols = st.columns(3)
         params = param_widgets(spec.params, prefix, list(cols))
-    keys = ["ds", "dmethod", "lab", "frac" if label_mode == "fraction" else "per", "seed", "pp"]
-    publish(
-        url_values(keys + [f"d.{name}.{p}" for p in data_params] + [prefix + p for p in params]),
-        prune=("p.", "d."),
-    )
     request = base_request.with_params(**params)
+    publish(url_values(request.link_keys(METHOD_KEY)), prune=LINK_PREFIXES)
     ds_view = guarded(cache.view_data, request.data, context=name)
     if ds_view is None:
         return

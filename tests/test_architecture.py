@@ -70,3 +70,64 @@ def test_the_ui_folder_groups_modules_by_what_the_user_sees():
     }
     loose = [p.name for p in ui.glob("*.py") if p.name != "__init__.py"]
     assert len(loose) <= 6, loose  # one module per page at most; the rest lives in a folder
+
+
+LINK_SCHEMA = "metriclab/ui/shared/fit_request.py"
+# spelled by the schema's constants ("ds" also names a data set variable in the code snippets)
+LINK_KEYS = {"cap", "lab", "frac", "per", "pp"}
+
+
+def _link_spellings(tree) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) and node.values:
+            first = node.values[0]
+            if isinstance(first, ast.Constant) and str(first.value) in ("p.", "d."):
+                found.append(f"{node.lineno}: f'{first.value}...'")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in LINK_KEYS or node.value in ("p.", "d."):
+                found.append(f"{node.lineno}: {node.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", APP_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_link_schema_is_spelled_in_one_place(path):
+    """Issue 40: a fit's URL keys (`ds`, `cap`, `lab`, `frac`/`per`, `pp`, `p.<method>.<name>`,
+    `d.<set>.<name>`) are spelled in ui/shared/fit_request.py only; pages and views name them
+    through its constants and functions."""
+    if str(path.relative_to(ROOT)) == LINK_SCHEMA:
+        return
+    found = _link_spellings(ast.parse(path.read_text()))
+    assert not found, f"{path.relative_to(ROOT)} spells link keys itself: {found}"
+
+
+def _imports_of(path: Path, package: str) -> set[str]:
+    """The modules of `package` that `path` imports anywhere (inside functions too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith(package)}
+    return found
+
+
+def test_the_evaluation_modules_import_no_circle():
+    """Issue 40: evaluation/engine.py imported summary.py, which imported engine.py back inside
+    a function (a circle the module-level graph does not show)."""
+    package = "metriclab.evaluation"
+    folder = ROOT / "metriclab" / "evaluation"
+    graph = {
+        f"{package}.{p.stem}": _imports_of(p, package) - {package}
+        for p in folder.glob("*.py")
+        if p.name != "__init__.py"
+    }
+
+    def reaches(start: str, target: str, seen: set) -> bool:
+        for nxt in graph.get(start, ()):
+            if nxt == target or (nxt not in seen and reaches(nxt, target, seen | {nxt})):
+                return True
+        return False
+
+    circles = [m for m in graph if reaches(m, m, {m})]
+    assert not circles, circles

@@ -305,10 +305,21 @@ def view_value(key: str, default: Any = None) -> Any:
 
 def remember(values: dict[str, Any]) -> None:
     """Write values into the session's view, as if the person had chosen them (a preset, a lesson
-    step, another page's choice); the widgets take them when they are next drawn."""
-    st.session_state.setdefault(_VIEW, {}).update(values)
+    step, another page's choice); the widgets take them when they are next drawn (`seed_widget`).
+
+    A widget's key is not written into the session state but removed from it: a value written
+    under a key whose widget is not on the page (a lesson step sets Embed's data set) stays in
+    Streamlit's session state beneath the widget that later takes the key, and comes back when
+    that widget leaves (another page runs), so the Embed page reopened on the lesson's view
+    after the person had changed it (issue 36). Keys starting with "_" are the app's own
+    bookkeeping, not widgets: they are set as given."""
+    view = st.session_state.setdefault(_VIEW, {})
     for key, value in values.items():
-        st.session_state[key] = value
+        if key.startswith("_"):
+            st.session_state[key] = value
+            continue
+        view[key] = value
+        st.session_state.pop(key, None)
 
 
 def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
