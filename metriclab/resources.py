@@ -37,12 +37,6 @@ def reproduction() -> Path:
     return _lab_folder("_reproduction", os.path.join("docs", "reproduction"))
 
 
-def app_script() -> Path:
-    """The script `streamlit run` serves: the checkout's app.py, else the package's router."""
-    top = CHECKOUT / "app.py"
-    return top if top.is_file() and in_checkout() else PACKAGE / "ui" / "app.py"
-
-
 def in_checkout() -> bool:
     """Whether the package runs from a source checkout (its pyproject.toml beside it)."""
     return (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "sample_data").is_dir()

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import streamlit as st
-
 from metriclab.datasets import Dataset
 from metriclab.methods import REGISTRY
 from metriclab.params import Param
@@ -82,9 +80,3 @@ def timing_enabled() -> bool:
     import os
 
     return bool(os.environ.get("METRICLAB_TIMING"))
-
-
-def stop_if_missing(value) -> None:
-    """Stop the page's run when a guarded call has already shown its error (value None)."""
-    if value is None:
-        st.stop()

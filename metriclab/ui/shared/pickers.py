@@ -9,7 +9,7 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared import session_data
 from metriclab.ui.shared.fit_request import (
     DATA_KEY,
     LABELS_KEY,
@@ -50,7 +50,7 @@ def dataset_choices(include_uploads: bool = True, offer: str = "all") -> list[st
     if images_only:
         names = [n for n in names if _is_image(n)]
     if include_uploads:
-        names += list(cache.uploaded_names())
+        names += list(session_data.uploaded_names())
     return names
 
 
@@ -67,8 +67,8 @@ def _is_image(name: str) -> bool:
 
 
 def dataset_label(name: str) -> str:
-    if name.startswith(cache.UPLOAD_PREFIX):
-        shown = cache.uploaded_names().get(name, name)
+    if name.startswith(session_data.UPLOAD_PREFIX):
+        shown = session_data.uploaded_names().get(name, name)
         return shown if shown.startswith("drawn (") else f"uploaded: {shown}"
     try:
         summary = datasets.entry(name).summary
@@ -111,7 +111,7 @@ def dataset_picker(
         args=None if key == SHARED_KEY else (key,),
     )
     params: dict[str, Any] = {}
-    if show_params and not name.startswith(cache.UPLOAD_PREFIX):
+    if show_params and not name.startswith(session_data.UPLOAD_PREFIX):
         entry = datasets.entry(name)
         if entry.params:
             with c.expander("Generator parameters", expanded=False):
@@ -127,7 +127,7 @@ def _share_choice(key: str) -> None:
 def _dataset_from_text(text: str, options: Sequence[str]) -> str:
     if text in options:
         return text
-    if text.startswith(cache.UPLOAD_PREFIX):
+    if text.startswith(session_data.UPLOAD_PREFIX):
         raise URLValueError(
             "that uploaded data set is not available here (an upload is private to the session "
             "that uploaded it unless shared by link, and is dropped when that session ends)"
@@ -139,8 +139,8 @@ def adopt_linked_upload(key: str = DATA_KEY) -> None:
     """A link `?ds=upload:...` to an upload its owner shared by link makes it one of this session's
     data sets; any other upload key stays unknown here (the URL check then says so)."""
     text = st.query_params.get(key, "")
-    if text.startswith(cache.UPLOAD_PREFIX) and len(text) <= 64:
-        cache.adopt_shared(text)
+    if text.startswith(session_data.UPLOAD_PREFIX) and len(text) <= 64:
+        session_data.adopt_shared(text)
 
 
 def unavailable_reason(spec, dataset) -> str | None:

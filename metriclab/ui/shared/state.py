@@ -291,11 +291,6 @@ def announce(message: str) -> None:
     (slot if slot is not None else st).warning(message, icon=":material/link_off:")
 
 
-def url_notices() -> list[str]:
-    """The notices about this session's view still shown (for tests and pages)."""
-    return [message for message, _ in st.session_state.get(_NOTICES, {}).values()]
-
-
 def view_value(key: str, default: Any = None) -> Any:
     """What the person chose for `key` on any page of this session (None: nothing yet)."""
     if key in st.session_state:
