@@ -350,3 +350,26 @@ def test_a_presets_scaling_does_not_follow_the_person_to_another_data_set(page, 
     choose(page, "Feature scaling", "none")  # the person's own choice is kept
     choose(page, "Data set", "iris")
     assert query(page)["pp"] == "none"
+
+
+# Issue 36 item 9: Compare's difference to the Euclidean baseline is on screen --------------------
+
+# The headers of the columns the data grid draws (it draws only the columns in view).
+DRAWN_COLUMNS_JS = """() => [...document.querySelectorAll(
+    "[data-testid='stDataFrame'] th, [data-testid='stDataFrame'] [role=columnheader]")]
+    .map(t => t.textContent)"""
+
+
+def test_compares_difference_to_euclidean_is_in_view_at_a_projectors_width(browser, app_url):
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_page(page, f"{app_url}/compare?cds=iris&cm=nca&splits=2&protocol=auto")
+        page.get_by_role("button", name="Run").click()
+        page.wait_for_selector("[data-testid='stDataFrame']")
+        open_page_idle(page)
+        drawn = page.evaluate(DRAWN_COLUMNS_JS)
+        assert "accuracy_mean" in drawn, drawn
+        assert "diff vs Euclidean (all features)" in drawn, drawn  # was the 8th column, off screen
+    finally:
+        page.context.close()
