@@ -242,6 +242,26 @@ def figure_html(fig: go.Figure) -> bytes:
     return html.encode()
 
 
+DOWNLOADS = {  # file suffix -> (widget key, MIME type): the keys the page's tests know
+    "comparison.csv": ("dl_csv", "text/csv"),
+    "summary.csv": ("dl_summary", "text/csv"),
+    "comparison.html": ("dl_html", "text/html"),
+}
+
+
+def _download(column, what: str, data, suffix: str) -> None:
+    """A download button in `column` for `data` (bytes), saved as metriclab-<suffix>."""
+    key, mime = DOWNLOADS[suffix]
+    column.download_button(
+        f"Download {what}",
+        data,
+        file_name=f"metriclab-{suffix}",
+        mime=mime,
+        key=key,
+        on_click="ignore",
+    )
+
+
 def render() -> None:
     """The page below its title (pages/compare.py calls it)."""
     explainer(
@@ -348,35 +368,14 @@ def render() -> None:
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
     # removes while the click is served) and do not rerun the page.
-    c1.download_button(
-        "Download results (CSV)",
-        results.to_csv(index=False).encode(),
-        file_name="metriclab-comparison.csv",
-        mime="text/csv",
-        key="dl_csv",
-        on_click="ignore",
-    )
+    _download(c1, "results (CSV)", results.to_csv(index=False).encode(), "comparison.csv")
     if summary is not None:
-        c2.download_button(
-            "Download summary (CSV)",
-            summary.to_csv(index=False).encode(),
-            file_name="metriclab-summary.csv",
-            mime="text/csv",
-            key="dl_summary",
-            on_click="ignore",
-        )
+        _download(c2, "summary (CSV)", summary.to_csv(index=False).encode(), "summary.csv")
     html = st.session_state.get("_compare_html")
     if html is None or html[0] is not results:
         html = (results, figure_html(bars))
         st.session_state["_compare_html"] = html
-    c3.download_button(
-        "Download figure (HTML)",
-        html[1],
-        file_name="metriclab-comparison.html",
-        mime="text/html",
-        key="dl_html",
-        on_click="ignore",
-    )
+    _download(c3, "figure (HTML)", html[1], "comparison.html")
     show_code(st.session_state.get("_compare_code", ""))
     st.caption(
         "The HTML figure is self-contained (plotly.js inlined) and opens offline; the camera icon on "

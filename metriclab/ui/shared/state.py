@@ -157,15 +157,26 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
             return nearest_option(value, options), None
         except URLValueError as exc:
             return default, f"{exc}; using the default {show(default)}"
-    if _is_number(value):
-        if high is not None and value > high:
-            return type(value)(
-                high
-            ), f"{_shown(text)} is above the maximum {encode(high)}; using {encode(high)}"
-        if low is not None and value < low:
-            return type(value)(
-                low
-            ), f"{_shown(text)} is below the minimum {encode(low)}; using {encode(low)}"
+    return _clamped(
+        value,
+        (low, high),
+        lambda side, end: (
+            f"{_shown(text)} is {side} the {EXTREME[side]} {encode(end)}; using {encode(end)}"
+        ),
+    )
+
+
+EXTREME = {"above": "maximum", "below": "minimum"}
+
+
+def _clamped(value: Any, bounds: tuple, say: Callable[[str, Any], str]) -> tuple[Any, str | None]:
+    """`value` within `bounds` (low, high; None: open) and `say(side, end)` where it was moved
+    ("above" or "below", the end it was moved to); a non-number is left as it is."""
+    low, high = bounds
+    if _is_number(value) and high is not None and value > high:
+        return type(value)(high), say("above", high)
+    if _is_number(value) and low is not None and value < low:
+        return type(value)(low), say("below", low)
     return value, None
 
 
@@ -256,16 +267,14 @@ def _still_allowed(value: Any, rule: Rule, key: str) -> tuple[Any, str | None]:
         return near, (
             f"{_named(key, rule)}: {show(value)} is not available here; using {show(near)}"
         )
-    if _is_number(value):
-        if high is not None and value > high:
-            return type(value)(
-                high
-            ), f"{_named(key, rule)}: {show(value)} is above the maximum here; using {show(high)}"
-        if low is not None and value < low:
-            return type(value)(
-                low
-            ), f"{_named(key, rule)}: {show(value)} is below the minimum here; using {show(low)}"
-    return value, None
+    return _clamped(
+        value,
+        (low, high),
+        lambda side, end: (
+            f"{_named(key, rule)}: {show(value)} is {side} the {EXTREME[side]} "
+            f"here; using {show(end)}"
+        ),
+    )
 
 
 def notice_area() -> None:
