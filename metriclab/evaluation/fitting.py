@@ -193,16 +193,17 @@ def fit_split(
         graph_start = time.perf_counter()
         fit_graph = {"graph": graph(estimator, X)}
         graph_time = time.perf_counter() - graph_start
-    Z_train, Z_test = _embed_split(spec, estimator, X, y, mask, protocol, fit_graph)
+    Z_train, Z_test = _embed_split(spec, estimator, X, (y, mask), protocol, fit_graph)
     elapsed = time.perf_counter() - start - graph_time
     return SplitFit(**out, fit_time_s=elapsed, Z_train=Z_train, Z_test=Z_test)
 
 
 def _embed_split(
-    spec, estimator, X, y, mask, protocol: str, graph: dict | None = None
+    spec, estimator, X, labels: tuple, protocol: str, graph: dict | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fit an embedding method under `protocol` (see `fit_split`): (Z_train, Z_test); `graph`
-    ({"graph": W}) is passed to a transductive fit on every point."""
+    """Fit an embedding method under `protocol` (see `fit_split`) on `labels` = (y, mask):
+    (Z_train, Z_test); `graph` ({"graph": W}) is passed to a transductive fit on every point."""
+    y, mask = labels
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
     sees_all = protocol == "transductive"  # the held-out points' features, never their labels
     if spec.transductive:
