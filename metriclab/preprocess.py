@@ -116,8 +116,3 @@ def scale_train_test(preprocess: str, X_train: np.ndarray, X_test: np.ndarray):
         return X_train, X_test
     scaler.fit(X_train)
     return np.asarray(scaler.transform(X_train)), np.asarray(scaler.transform(X_test))
-
-
-def describe(preprocess: str) -> str:
-    """What a page or a table says, e.g. 'standardise (z-score)'."""
-    return PREPROCESS[resolve_preprocess(preprocess)]

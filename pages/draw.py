@@ -5,6 +5,7 @@ import streamlit as st
 
 from metriclab.ui import draw as drawing
 from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import DATA_KEY
 from metriclab.ui.shared.pickers import explainer
 from metriclab.ui.shared.router import ensure_router
 
@@ -38,9 +39,9 @@ with tools:
     if st.button("Use as data set", key="draw_use", type="primary"):
         key = guarded(drawing.use_drawing, context="this drawing")
         if key is not None:
-            st.session_state["ds"] = key  # the data set the Embed and Dissimilarity pages open
+            st.session_state[DATA_KEY] = key  # the data set the Embed and Dissimilarity pages open
             st.success(f"{drawing.drawing_dataset().name} is now a data set of this session.")
-    if st.session_state.get("ds", "") == drawing.current_key():
+    if st.session_state.get(DATA_KEY, "") == drawing.current_key():
         drawing.page_links()
 with canvas_column:
     drawing.canvas(class_index)

@@ -63,7 +63,5 @@ request = FitRequest(
     method,
     scaling=scaling,
 )
-url_keys = ["ds", "method", "lab", "frac" if label_mode == "fraction" else "per", "seed", "mode"]
-url_keys += ["pp", *(f"d.{name}.{p}" for p in data_params)]
-url_keys += ["cap"] if ds_full.n_samples > LARGE else []
+url_keys = [*request.link_keys(offers_cap=ds_full.n_samples > LARGE), "mode"]
 VIEWS[mode](EmbedPage(request, ds_full, url_keys))

@@ -230,3 +230,52 @@ def test_teaching_presets_set_the_whole_view():
             assert at.session_state[f"p.{spec.key}.{name}"] == pytest.approx(value) or isinstance(
                 value, str
             )
+
+
+def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
+    """Issue 40 item 3: one link schema. The pages' links hold exactly the keys of the fit's
+    `FitRequest.link` (plus the page's own view keys), spelled by the request."""
+    from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef, label_value_key
+
+    def link(at) -> dict:
+        return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+    at = run_page("embed", {"ds": "wine", "method": "nca", "lab": "per_class", "per": "4"})
+    assert not at.exception
+    request = FitRequest(DataRef("wine"), SplitRef("per_class", 4, 0), "nca", scaling="standardise")
+    shown = link(at)
+    spec = request.spec
+    params = {k: shown[k] for k in shown if k.startswith("p.nca.")}
+    assert {k for k in shown if not k.startswith("p.")} == {*request.link(), "mode"} - {"cap"}
+    assert set(params) <= {f"p.nca.{p.name}" for p in spec.params} and params
+    assert label_value_key("per_class") in shown and label_value_key("fraction") not in shown
+    at = run_page("dissimilarity", {"ds": "two_rings"})
+    assert not at.exception
+    shown = link(at)
+    method = shown["dmethod"]
+    keys = {k for k in shown if not k.startswith((f"p.{method}.", "d.two_rings."))}
+    dmethod = FitRequest(DataRef("two_rings"), SplitRef(), method).link("dmethod")
+    assert keys == set(dmethod) - {"cap"}
+    assert any(k.startswith("d.two_rings.") for k in shown)  # the generator's parameters
+
+
+@pytest.mark.parametrize(
+    "page, query",
+    [
+        ("embed", {"ds": "wine", "method": "nca"}),
+        ("dissimilarity", {"ds": "wine"}),
+        ("compare", {"cds": "iris", "cm": "pca", "splits": "3", "protocol": "inductive"}),
+    ],
+)
+def test_no_widget_gets_a_default_beside_its_session_state_value(page, query, monkeypatch, caplog):
+    """Issue 36 item 7: Streamlit logged 'The widget with key "pp" was created with a default
+    value but also had its value set via the Session State API' (with a 30-line stack): a widget
+    seeded through the session state must not also be given a default (index=, value=,
+    default=). Streamlit logs it once per process, so its flag is reset here."""
+    from streamlit.elements.lib import policies
+
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    at = run_page(page, query)
+    at.run()
+    assert not at.exception
+    assert "created with a default value" not in caplog.text

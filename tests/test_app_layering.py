@@ -91,7 +91,7 @@ def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(m
 
     monkeypatch.setattr(compute, "fit_view", baseline_fails)
     cache._window.clear()
-    cache.fit.clear()
+    cache.clear_fits()
     query = {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"}
     at = run_page("embed", {**query, "lab": "per_class", "per": "4"}, timeout=180)
     at.button(key="run_window").click().run()

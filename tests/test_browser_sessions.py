@@ -78,3 +78,19 @@ def test_two_browser_contexts_do_not_share_uploads(browser, app_url):
     finally:
         a.context.close()
         b.context.close()
+
+
+def test_an_upload_names_its_file_as_its_source(page, app_url):
+    """Issue 36 item 9: the Data page said "Source: upload: upload" for an uploaded CSV."""
+    open_page(page, f"{app_url}/data")
+    rows = "\n".join(f"{i % 5},{i % 3},{'xy'[i % 2]}" for i in range(30))
+    page.locator("input[type=file]").set_input_files(
+        files=[
+            {"name": "lab-notes.csv", "mimeType": "text/csv", "buffer": f"p,q,c\n{rows}\n".encode()}
+        ]
+    )
+    page.get_by_text("Loaded lab-notes.csv").wait_for()
+    source = page.get_by_text(re.compile("^Source:")).first
+    source.wait_for()
+    assert "lab-notes.csv" in source.inner_text()
+    assert "upload: upload" not in source.inner_text()

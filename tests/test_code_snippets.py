@@ -15,8 +15,7 @@ import pytest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.shared import code_snippets
-from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared import code_snippets, session_data
 from tests.apptest_helpers import ROOT, figures, run_page, values
 
 TIMEOUT = 180
@@ -72,10 +71,12 @@ def uploaded_session(tmp_path, at, csv_text, filename="points.csv"):
     path = tmp_path / filename
     path.write_text(csv_text)
     data = csv_text.encode()
-    key = cache.upload_key(data, None)
+    key = session_data.upload_key(data, None)
     ds = datasets.load_csv(str(path))
     ds.name = filename
-    at.session_state["_metriclab_uploads"] = OrderedDict({key: cache._Upload(ds, time.monotonic())})
+    at.session_state["_metriclab_uploads"] = OrderedDict(
+        {key: session_data._Upload(ds, time.monotonic())}
+    )
     return key
 
 

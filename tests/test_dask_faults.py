@@ -53,7 +53,7 @@ def count_evaluations(monkeypatch) -> list:
     real = engine.evaluate_split
 
     def counting(*args):
-        calls.append(args[0].key)
+        calls.append(args[0].spec.key)
         return real(*args)
 
     monkeypatch.setattr(engine, "evaluate_split", counting)

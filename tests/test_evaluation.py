@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from metriclab.cache import ResultCache
 from metriclab.datasets import Dataset, load
 from metriclab.evaluation import (
+    SplitRequest,
     classifier_accuracy,
     compare,
     fit_split,
@@ -472,7 +473,7 @@ def test_fit_split_puts_the_embedding_back_in_the_data_order():
     ds = iris()
     (_, mask), *_ = splits(ds.y, 1, n_train=30, seed=0)
     for protocol in ("transductive", "inductive"):
-        fitted = fit_split(REGISTRY["euclidean"], {}, ds.X, ds.y, mask, protocol)
+        fitted = fit_split(SplitRequest(REGISTRY["euclidean"], ds.X, ds.y, mask, {}, protocol))
         np.testing.assert_array_equal(fitted.Z_train, ds.X[mask])
         np.testing.assert_array_equal(fitted.Z_test, ds.X[~mask])
         np.testing.assert_array_equal(fitted.embedding(), ds.X)
@@ -483,14 +484,14 @@ def test_fit_split_puts_the_embedding_back_in_the_data_order():
 def test_fit_split_resolves_the_protocol_and_refuses_a_map_the_method_lacks():
     ds = load("two_moons", n_samples=80)
     (_, mask), *_ = splits(ds.y, 1, fraction=0.2, seed=0)
-    assert fit_split(REGISTRY["le"], {}, ds.X, ds.y, mask).protocol == "transductive"
-    assert fit_split(REGISTRY["nca"], {}, ds.X, ds.y, mask).protocol == "inductive"
+    assert fit_split(SplitRequest(REGISTRY["le"], ds.X, ds.y, mask)).protocol == "transductive"
+    assert fit_split(SplitRequest(REGISTRY["nca"], ds.X, ds.y, mask)).protocol == "inductive"
     no_map = [s for s in REGISTRY.values() if s.transductive and not s.out_of_sample]
     for spec in no_map:
         with pytest.raises(ValueError, match="no out-of-sample map"):
-            fit_split(spec, {}, ds.X, ds.y, mask, "inductive")
+            fit_split(SplitRequest(spec, ds.X, ds.y, mask, {}, "inductive"))
     with pytest.raises(ValueError, match="protocol must be"):
-        fit_split(REGISTRY["nca"], {}, ds.X, ds.y, mask, "both")
+        fit_split(SplitRequest(REGISTRY["nca"], ds.X, ds.y, mask, {}, "both"))
 
 
 def test_fit_split_of_a_classifier_predicts_the_held_out_points():
@@ -499,12 +500,7 @@ def test_fit_split_of_a_classifier_predicts_the_held_out_points():
     (_, mask), *_ = splits(y, 1, n_train=100, seed=0)
     heard = []
     fitted = fit_split(
-        REGISTRY["tangent_knn"],
-        {},
-        X,
-        y,
-        mask,
-        image_shape=ds.image_shape,
+        SplitRequest(REGISTRY["tangent_knn"], X, y, mask, image_shape=ds.image_shape),
         progress=lambda *a: heard.append(a),
     )
     assert fitted.Z_train is None and fitted.embedding() is None
@@ -513,4 +509,25 @@ def test_fit_split_of_a_classifier_predicts_the_held_out_points():
     assert fitted.accuracy() > 0.8
     assert heard[0] == (0, int((~mask).sum()), "fitting on 100 labeled points")
     with pytest.raises(ValueError, match="needs image data; moons is not an image data set"):
-        fit_split(REGISTRY["tangent_knn"], {}, X, y, mask, data_name="moons")
+        fit_split(SplitRequest(REGISTRY["tangent_knn"], X, y, mask, data_name="moons"))
+
+
+def test_fit_split_takes_a_graph_through_its_hook_and_only_where_a_method_is_fitted_on_one():
+    from metriclab.graphs import build_graph
+
+    ds = load("two_moons", n_samples=120)
+    (_, mask), *_ = splits(ds.y, 1, fraction=0.2, seed=0)
+    request = SplitRequest(REGISTRY["tdl"], ds.X, ds.y, mask, {"lam": 4.0})
+    seen = []
+
+    def graph(estimator, X):  # the estimator's own graph parameters, on the scaled features
+        seen.append((estimator.n_neighbors, X.shape))
+        return build_graph(X, "knn", n_neighbors=estimator.n_neighbors, width=estimator.width)
+
+    hooked = fit_split(request, graph=graph)
+    assert seen == [(REGISTRY["tdl"].make().n_neighbors, ds.X.shape)]
+    np.testing.assert_allclose(np.abs(hooked.embedding()), np.abs(fit_split(request).embedding()))
+    with pytest.raises(ValueError, match="not fitted on a neighbourhood graph"):
+        fit_split(SplitRequest(REGISTRY["nca"], ds.X, ds.y, mask), graph=graph)
+    with pytest.raises(ValueError, match="transductive fit"):
+        fit_split(SplitRequest(REGISTRY["tdl"], ds.X, ds.y, mask, {}, "inductive"), graph=graph)

@@ -108,3 +108,45 @@ def test_a_large_set_is_held_once_in_float32_and_read_only():
     assert named_dataset("usps") is ds
     assert named_dataset("iris").X.dtype == np.float64  # small sets stay exact
     assert ds.n_samples > FULL_SIZE
+
+
+def test_the_full_size_graph_fit_goes_through_fit_split_with_the_kept_graph(monkeypatch):
+    """One fit path (issue 40): TDL on more than FULL_SIZE points is `fit_split` with a graph hook
+    that hands it the view's kept kNN graph, built with the estimator's own graph parameters."""
+    from sklearn.datasets import make_moons
+
+    from metriclab.datasets import Dataset
+    from metriclab.evaluation import labeled_mask
+    from metriclab.ui.shared import compute, full_size
+    from tests.apptest_helpers import fit_request
+
+    X, y = make_moons(FULL_SIZE + 200, noise=0.1, random_state=0)
+    ds = Dataset(X, y, "two_moons", ["x", "y"], ["upper", "lower"])
+    mask = labeled_mask(ds.y, fraction=0.02, seed=0)
+    request = fit_request("two_moons", "tdl", {"lam": 4.0})
+    hooks, graphs = [], []
+    real_fit, real_graph = compute.fit_split, full_size.graph_of
+    monkeypatch.setattr(compute, "fit_split", lambda r, **k: hooks.append(k) or real_fit(r, **k))
+    monkeypatch.setattr(
+        full_size, "graph_of", lambda key, d: graphs.append(key) or real_graph(key, d)
+    )
+    result = full_size.full_fit(request, ds, mask)
+    assert len(hooks) == 1 and hooks[0]["graph"] is not None
+    assert [g.n_neighbors for g in graphs] == [request.spec.make().n_neighbors]
+    assert result.Z.shape == (ds.n_samples, 2) and 0.5 < result.accuracy <= 1.0
+
+
+def test_a_fit_resolves_its_data_once(monkeypatch):
+    """cache.fit checks the session's right to the data set, reads the view and draws the split
+    once per fit (issue 40: `require_visible` and `view_data` ran three times each)."""
+    from metriclab.ui.shared import cache
+    from tests.apptest_helpers import fit_request
+
+    calls = []
+    for name in ("require_visible", "view_data"):
+        real = getattr(cache, name)
+        monkeypatch.setattr(cache, name, lambda *a, _n=name, _r=real: calls.append(_n) or _r(*a))
+    cache.clear_fits()
+    result = cache.fit(fit_request("two_moons", "pca", cap=180))
+    assert result.Z is not None
+    assert sorted(calls) == ["require_visible", "view_data"]

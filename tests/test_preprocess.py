@@ -12,6 +12,7 @@ import metriclab.preprocess as preprocess_module
 from metriclab.__main__ import main
 from metriclab.datasets import Dataset, default_preprocess, default_scaling, load, names
 from metriclab.evaluation import (
+    SplitRequest,
     compare,
     evaluate_split,
     fit_split,
@@ -179,7 +180,9 @@ def _wine_split(seed=0):
 def test_inductive_protocol_fits_the_scaler_on_training_points_only(spy, method):
     ds, mask = _wine_split()
     spec = REGISTRY[method]
-    out = evaluate_split(spec, {}, ds.X, ds.y, mask, "inductive", "1nn", None, "standardise")
+    out = evaluate_split(
+        SplitRequest(spec, ds.X, ds.y, mask, {}, "inductive", "standardise"), "1nn"
+    )
     assert out["status"] == "ok"
     assert len(spy) == 1
     np.testing.assert_array_equal(spy[0], ds.X[mask])  # no test point reaches fit
@@ -191,8 +194,8 @@ def test_changing_test_points_does_not_change_the_training_embedding():
     X_moved[~mask] = X_moved[~mask] * 50.0 + 1000.0  # the test points move far away
     for method in ("euclidean", "nca"):
         spec = REGISTRY[method]
-        a = fit_split(spec, {}, ds.X, ds.y, mask, "inductive", preprocess="minmax")
-        b = fit_split(spec, {}, X_moved, ds.y, mask, "inductive", preprocess="minmax")
+        a = fit_split(SplitRequest(spec, ds.X, ds.y, mask, {}, "inductive", "minmax"))
+        b = fit_split(SplitRequest(spec, X_moved, ds.y, mask, {}, "inductive", "minmax"))
         Z_train, Z_test, Z_train2, Z_test2 = a.Z_train, a.Z_test, b.Z_train, b.Z_test
         np.testing.assert_allclose(Z_train2, Z_train, rtol=1e-10, atol=1e-10)
         assert not np.allclose(Z_test2, Z_test)
@@ -205,7 +208,9 @@ def test_transductive_methods_scale_with_all_points_features(spy):
     for method in ("tdl", "le"):
         spy.clear()
         spec = REGISTRY[method]
-        out = evaluate_split(spec, {}, ds.X, ds.y, mask, "transductive", "1nn", None, "minmax")
+        out = evaluate_split(
+            SplitRequest(spec, ds.X, ds.y, mask, {}, "transductive", "minmax"), "1nn"
+        )
         assert out["status"] == "ok"
         assert [rows.shape[0] for rows in spy] == [ds.n_samples]
 
@@ -214,9 +219,10 @@ def test_a_classifier_method_fits_its_scaler_on_the_labelled_points(spy):
     ds = load("digits")
     (_, mask), *_ = splits(ds.y, 1, n_train=100, seed=0)
     spec = REGISTRY["tangent_knn"]
-    out = evaluate_split(
-        spec, {}, ds.X[:400], ds.y[:400], mask[:400], "inductive", "1nn", (8, 8), "standardise"
+    request = SplitRequest(
+        spec, ds.X[:400], ds.y[:400], mask[:400], {}, "inductive", "standardise", (8, 8)
     )
+    out = evaluate_split(request, "1nn")
     assert out["status"] == "ok"
     np.testing.assert_array_equal(spy[0], ds.X[:400][mask[:400]])
 
@@ -245,7 +251,9 @@ def test_fit_split_scales_like_the_page_expects():
     fitted on scaled features."""
     ds, mask = _wine_split()
     spec = REGISTRY["nca"]
-    Z = fit_split(spec, {}, ds.X, ds.y, mask, "transductive", preprocess="standardise").embedding()
+    Z = fit_split(
+        SplitRequest(spec, ds.X, ds.y, mask, {}, "transductive", "standardise")
+    ).embedding()
     X_scaled = StandardScaler().fit(ds.X[mask]).transform(ds.X)
     expected = spec.make().fit(X_scaled[mask], ds.y[mask]).transform(X_scaled)
     np.testing.assert_allclose(Z, expected, rtol=1e-8, atol=1e-8)
@@ -256,8 +264,8 @@ def test_auto_width_is_computed_after_scaling():
     the [0, 1] features directly, and thousands of times smaller than on raw wine."""
     ds, mask = _wine_split()
     spec = REGISTRY["tdl"]
-    scaled = fit_split(spec, {}, ds.X, ds.y, mask, preprocess="minmax").estimator
-    raw = fit_split(spec, {}, ds.X, ds.y, mask, preprocess="none").estimator
+    scaled = fit_split(SplitRequest(spec, ds.X, ds.y, mask, preprocess="minmax")).estimator
+    raw = fit_split(SplitRequest(spec, ds.X, ds.y, mask, preprocess="none")).estimator
     direct = spec.make()
     direct.fit(MinMaxScaler().fit_transform(ds.X), np.where(mask, ds.y, -1))
     assert scaled.width_ == pytest.approx(direct.width_, rel=1e-12)

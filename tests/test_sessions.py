@@ -114,9 +114,9 @@ def test_share_by_link_opens_the_upload_in_another_session():
 
 
 def test_uploads_per_session_are_bounded_oldest_dropped_with_a_notice(monkeypatch):
-    from metriclab.ui.shared import session_data as cache
+    from metriclab.ui.shared import session_data
 
-    monkeypatch.setattr(cache, "MAX_UPLOADS", 2)
+    monkeypatch.setattr(session_data, "MAX_UPLOADS", 2)
     a = session()
     first = upload(a, csv_rows(shift=1), "one.csv")
     upload(a, csv_rows(shift=2), "two.csv")
@@ -129,9 +129,11 @@ def test_uploads_per_session_are_bounded_oldest_dropped_with_a_notice(monkeypatc
 
 
 def test_uploads_per_session_are_bounded_in_bytes(monkeypatch):
-    from metriclab.ui.shared import session_data as cache
+    from metriclab.ui.shared import session_data
 
-    monkeypatch.setattr(cache, "MAX_UPLOAD_BYTES", 1000)  # 40 rows x 2 features: 960 B + labels
+    monkeypatch.setattr(
+        session_data, "MAX_UPLOAD_BYTES", 1000
+    )  # 40 rows x 2 features: 960 B + labels
     a = session()
     a.sidebar.file_uploader(key="upload").set_value(("big.csv", csv_rows(200), "text/csv")).run()
     assert not a.exception
@@ -140,11 +142,11 @@ def test_uploads_per_session_are_bounded_in_bytes(monkeypatch):
 
 
 def test_an_unused_upload_is_dropped_after_its_time_to_live(monkeypatch):
-    from metriclab.ui.shared import session_data as cache
+    from metriclab.ui.shared import session_data
 
     a = session()
     key = upload(a, csv_rows(shift=2), "short-lived.csv")
-    monkeypatch.setattr(cache, "UPLOAD_TTL_S", 0.2)
+    monkeypatch.setattr(session_data, "UPLOAD_TTL_S", 0.2)
     time.sleep(0.3)
     a.sidebar.file_uploader(key="upload").set_value(None)
     a.run()
@@ -152,10 +154,12 @@ def test_an_unused_upload_is_dropped_after_its_time_to_live(monkeypatch):
 
 
 def test_a_shared_link_expires(monkeypatch):
-    from metriclab.ui.shared import session_data as cache
+    from metriclab.ui.shared import session_data
 
     now = [1000.0]
-    monkeypatch.setattr(cache, "SHARED", cache.SharedUploads(ttl_s=60, clock=lambda: now[0]))
+    monkeypatch.setattr(
+        session_data, "SHARED", session_data.SharedUploads(ttl_s=60, clock=lambda: now[0])
+    )
     a = session()
     key = upload(a, csv_rows(shift=3), "expiring.csv")
     a.button(key="share_upload").click().run()
@@ -168,12 +172,12 @@ def test_a_shared_link_expires(monkeypatch):
 
 def test_the_shared_store_is_bounded_in_bytes_least_recently_used_out():
     from metriclab.datasets import Dataset
-    from metriclab.ui.shared import session_data as cache
+    from metriclab.ui.shared import session_data
 
     def data(name):
         return Dataset(np.zeros((100, 2)), np.arange(100) % 2, name, ["a", "b"], ["p", "q"])
 
-    store = cache.SharedUploads(max_bytes=2 * cache.dataset_nbytes(data("x")))
+    store = session_data.SharedUploads(max_bytes=2 * session_data.dataset_nbytes(data("x")))
     store.put("upload:1", data("one"))
     store.put("upload:2", data("two"))
     assert store.get("upload:1").name == "one"  # used: now the most recent

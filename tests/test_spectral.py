@@ -5,6 +5,7 @@ from sklearn.base import clone
 
 from metriclab.datasets import load
 from metriclab.evaluation import (
+    SplitRequest,
     embedding_accuracy,
     fit_split,
     knn_accuracy,
@@ -406,7 +407,7 @@ def test_registry_specs_build_working_estimators(moons):
     for key in ("tdl", "le"):
         spec = REGISTRY[key]
         assert spec.family == "spectral" and spec.transductive and spec.out_of_sample
-        fitted = fit_split(spec, {}, X, y, mask)
+        fitted = fit_split(SplitRequest(spec, X, y, mask))
         model = fitted.estimator
         assert clone(model).get_params() == model.get_params()
         acc = fitted.accuracy()

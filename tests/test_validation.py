@@ -69,13 +69,13 @@ def test_a_single_labelled_class_is_refused(key):
 
 @pytest.mark.parametrize("key", [k for k in METHODS if REGISTRY[k].needs_labels])
 def test_the_app_and_comparisons_refuse_a_single_labelled_class(key):
-    from metriclab.evaluation import fit_split
+    from metriclab.evaluation import SplitRequest, fit_split
 
     spec = REGISTRY[key]
     X, y, mask = clean_data(spec)
     shape = IMAGE_SHAPE if spec.input == "image" else None
     with pytest.raises(ValueError, match="at least two classes"):
-        fit_split(spec, {}, X, y, mask & (y == 0), image_shape=shape)
+        fit_split(SplitRequest(spec, X, y, mask & (y == 0), image_shape=shape))
 
 
 @pytest.mark.parametrize("key", METHODS)

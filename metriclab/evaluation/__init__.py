@@ -18,7 +18,13 @@ from metriclab.evaluation.engine import (
     parse_method,
     run_defaults,
 )
-from metriclab.evaluation.fitting import SplitFit, estimator_params, fit_split, resolve_protocol
+from metriclab.evaluation.fitting import (
+    SplitFit,
+    SplitRequest,
+    estimator_params,
+    fit_split,
+    resolve_protocol,
+)
 from metriclab.evaluation.scoring import (
     classifier_accuracy,
     embedding_accuracy,
@@ -49,6 +55,7 @@ __all__ = [
     "SUMMARY_GROUP",
     "UNLABELED",
     "SplitFit",
+    "SplitRequest",
     "classifier_accuracy",
     "compare",
     "current_run_defaults",

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from metriclab.evaluation.fitting import fit_split, resolve_protocol
+from metriclab.evaluation.fitting import SplitRequest, fit_split, resolve_protocol
 from metriclab.evaluation.parallel import run_splits
 from metriclab.evaluation.scoring import parse_classifier
 from metriclab.evaluation.splitting import splits
-from metriclab.evaluation.summary import method_label
+from metriclab.evaluation.summary import input_space_key, method_label
 from metriclab.preprocess import resolve_preprocess
 
 # Failures recorded in the results instead of stopping the run: bad parameters or data
@@ -35,31 +35,20 @@ from metriclab.preprocess import resolve_preprocess
 RECORDED_ERRORS = (ValueError, ArithmeticError, RuntimeError)
 
 
-def evaluate_split(
-    spec,
-    params: dict,
-    X,
-    y,
-    mask,
-    protocol: str,
-    classifier: str,
-    image_shape=None,
-    preprocess: str = "none",
-):
-    """Fit one method on one split and score the held-out points: a dict of results.
+def evaluate_split(request: SplitRequest, classifier: str) -> dict:
+    """Fit one method on one split (`request`) and score the held-out points with `classifier`: a
+    dict of results.
 
-    `preprocess` scales the features first, fitted on the points the method is fitted on.
-    `fit_time_s` is the time to scale, build, fit and map (or predict); scoring is not included.
-    A failure in RECORDED_ERRORS is returned as `status` (the message) with accuracy NaN.
+    The request's `preprocess` scales the features first, fitted on the points the method is
+    fitted on. `fit_time_s` is the time to scale, build, fit and map (or predict); scoring is not
+    included. A failure in RECORDED_ERRORS is returned as `status` (the message) with accuracy NaN.
     """
     out = {"accuracy": math.nan, "fit_time_s": math.nan, "status": "ok"}
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)
-            fitted = fit_split(
-                spec, params, X, y, mask, protocol, preprocess=preprocess, image_shape=image_shape
-            )
+            fitted = fit_split(request)
             out["fit_time_s"] = fitted.fit_time_s
             out["accuracy"] = fitted.accuracy(classifier)
     except RECORDED_ERRORS as exc:
@@ -180,14 +169,6 @@ def _as_methods(methods) -> list[tuple[str, dict]]:
     if baseline is not None and not any(key == baseline for key, _ in pairs):
         pairs.insert(0, (baseline, {}))
     return pairs
-
-
-def input_space_key() -> str | None:
-    """The key of the Euclidean baseline that every comparison adds (the "input_space" tag)."""
-    from metriclab.methods import input_space
-
-    spec = input_space()
-    return None if spec is None else spec.key
 
 
 def _dataset_identity(ds) -> dict:
@@ -414,18 +395,17 @@ def compare(
                     if hit is not None:
                         rows[job.index] = {**hit, "cached": True}
                         continue
-                args = (
+                request = SplitRequest(
                     spec,
-                    params,
                     ds.X,
                     ds.y,
                     mask,
+                    params,
                     method_protocol,
-                    classifier,
-                    ds.image_shape,
                     ds_preprocess,
+                    ds.image_shape,
                 )
-                tasks.append((job, args))
+                tasks.append((job, (request, classifier)))
 
     total = len(jobs)
     done = 0

@@ -1,5 +1,6 @@
 """`fit_split`: the one way to fit a method on a split under a protocol, used by `compare`, the
-app's pages (`metriclab.ui.shared.compute`) and the tests.
+app's pages (`metriclab.ui.shared.compute`, the full-size path included) and the tests. It takes
+one value, a `SplitRequest`.
 
 It builds the estimator from its registry entry (the image shape added for image methods), scales
 the features (`metriclab.preprocess.scaler_fit_rows` says on which rows the scaler is fitted),
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,8 @@ class SplitFit:
 
     Embedding methods fill `Z_train` and `Z_test` (the labeled/training and the held-out points);
     classifiers fill `predictions` (the predicted labels of the held-out points). `fit_time_s` is
-    the time to scale, build, fit and map (or predict); scoring is not included.
+    the time to scale, build, fit and map (or predict); scoring and a graph hook's work are not
+    included.
     """
 
     estimator: Any
@@ -83,22 +85,52 @@ class SplitFit:
         return classifier_accuracy(self.Z_train, self.y_train, self.Z_test, self.y_test, classifier)
 
 
+@dataclass(frozen=True, eq=False)
+class SplitRequest:
+    """One method with its parameters on one split of one data set, under a protocol and a feature
+    scaling: everything `fit_split` needs, as one value (the app's `FitRequest` and `compare`'s
+    jobs become one of these once their data are resolved).
+
+    `mask` marks the labeled / training points; `protocol` is 'auto' (the method's own),
+    'transductive' or 'inductive'; `preprocess` names the scaling; image methods need
+    `image_shape` (a ValueError names `data_name` when there is none)."""
+
+    spec: Any
+    X: np.ndarray
+    y: np.ndarray
+    mask: np.ndarray
+    params: Mapping[str, Any] = field(default_factory=dict)
+    protocol: str = "auto"
+    preprocess: str = "none"
+    image_shape: tuple[int, int] | None = None
+    data_name: str | None = None
+
+    @classmethod
+    def of(cls, spec, data, mask, params: Mapping[str, Any] = (), **options) -> SplitRequest:
+        """The request of `spec` with `params` on the split `mask` of `data` (a Dataset): its
+        features, labels, image shape and name; `options`: protocol, preprocess."""
+        return cls(
+            spec,
+            data.X,
+            data.y,
+            mask,
+            dict(params),
+            image_shape=data.image_shape,
+            data_name=data.name,
+            **options,
+        )
+
+
 def fit_split(
-    spec,
-    params: dict,
-    X: np.ndarray,
-    y: np.ndarray,
-    mask: np.ndarray,
-    protocol: str = "auto",
+    request: SplitRequest,
     *,
-    preprocess: str = "none",
-    image_shape=None,
-    data_name: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     configure: Callable[[Any], None] | None = None,
+    graph: Callable[[Any, np.ndarray], Any] | None = None,
 ) -> SplitFit:
-    """Build `spec` with `params`, fit it on the split `mask` (True = labeled) under `protocol`
-    and map (or predict) the points: the one way every caller fits a method on a split.
+    """Build `request.spec` with its parameters, fit it on the split (mask True = labeled) under
+    the request's protocol and map (or predict) the points: the one way every caller (the app,
+    its full-size path, `compare`, the tests) fits a method on a split.
 
     - transductive: a transductive method is fitted on all points with y = -1 on the held-out
       ones; an inductive one is fitted on the labeled points (or on all points when it needs no
@@ -108,16 +140,21 @@ def fit_split(
       map).
 
     A classifier is fitted on the labeled points and predicts the others, under either protocol.
-    'auto' is the method's own protocol (`resolve_protocol`). The features are first scaled by
-    `preprocess` with a scaler fitted on the rows `metriclab.preprocess.scaler_fit_rows` names.
-    Image methods receive `image_shape` (a ValueError names `data_name` when there is none).
+    The features are first scaled by `request.preprocess` with a scaler fitted on the rows
+    `metriclab.preprocess.scaler_fit_rows` names.
+
+    Hooks (none changes what is fitted, only how it is watched or where a part comes from):
     `progress(done, total, message)` hears a classifier's stages: the fit, then each block of
     predicted points when its `predict` reports them. `configure(estimator)` runs before the fit
-    (e.g. `set_params(record_iterates=True)` to watch a learner's iterations).
+    (e.g. `set_params(record_iterates=True)` to watch a learner's iterations). `graph(estimator,
+    X)` gives the neighbourhood graph a method tagged "graph" is fitted on (its `fit(X, y,
+    graph=...)`; the app's full-size path passes a graph it keeps per data set), X being the
+    scaled features; only a transductive fit of such a method takes it.
     """
-    mask = np.asarray(mask, dtype=bool)
-    y = np.asarray(y)
-    protocol = resolve_protocol(spec, protocol)
+    spec = request.spec
+    mask = np.asarray(request.mask, dtype=bool)
+    y = np.asarray(request.y)
+    protocol = resolve_protocol(spec, request.protocol)
     if spec.needs_labels and np.unique(y[mask]).size < 2:
         # a learner fitted on one class learns nothing from the labels (scikit-learn's NCA
         # returns its start): a split like that is refused here, with the reason
@@ -125,11 +162,16 @@ def fit_split(
             f"{spec.label} needs labelled points of at least two classes; the labelled points "
             "of this split are all of one class"
         )
+    if graph is not None and not (spec.has("graph") and spec.transductive):
+        raise ValueError(f"{spec.label} is not fitted on a neighbourhood graph (tag 'graph')")
+    if graph is not None and protocol != "transductive":
+        raise ValueError("a given graph is for a transductive fit on every point")
     start = time.perf_counter()
-    estimator = spec.make(**estimator_params(spec, params, image_shape, data_name))
+    params = estimator_params(spec, request.params, request.image_shape, request.data_name)
+    estimator = spec.make(**params)
     if configure is not None:
         configure(estimator)
-    X = scale_features(preprocess, X, scaler_fit_rows(spec, protocol, mask))
+    X = scale_features(request.preprocess, request.X, scaler_fit_rows(spec, protocol, mask))
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
     out = {"estimator": estimator, "protocol": protocol, "mask": mask, "y_train": y_train}
     out["y_test"] = y[~mask]
@@ -146,18 +188,27 @@ def fit_split(
             predictions = estimator.predict(X_test)
         elapsed = time.perf_counter() - start
         return SplitFit(**out, fit_time_s=elapsed, predictions=np.asarray(predictions))
-    Z_train, Z_test = _embed_split(spec, estimator, X, y, mask, protocol)
-    elapsed = time.perf_counter() - start
+    fit_graph, graph_time = None, 0.0
+    if graph is not None:  # a graph kept elsewhere: its making is not this fit's time
+        graph_start = time.perf_counter()
+        fit_graph = {"graph": graph(estimator, X)}
+        graph_time = time.perf_counter() - graph_start
+    Z_train, Z_test = _embed_split(spec, estimator, X, (y, mask), protocol, fit_graph)
+    elapsed = time.perf_counter() - start - graph_time
     return SplitFit(**out, fit_time_s=elapsed, Z_train=Z_train, Z_test=Z_test)
 
 
-def _embed_split(spec, estimator, X, y, mask, protocol: str) -> tuple[np.ndarray, np.ndarray]:
-    """Fit an embedding method under `protocol` (see `fit_split`): (Z_train, Z_test)."""
+def _embed_split(
+    spec, estimator, X, labels: tuple, protocol: str, graph: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fit an embedding method under `protocol` (see `fit_split`) on `labels` = (y, mask):
+    (Z_train, Z_test); `graph` ({"graph": W}) is passed to a transductive fit on every point."""
+    y, mask = labels
     X_train, y_train, X_test = X[mask], y[mask], X[~mask]
     sees_all = protocol == "transductive"  # the held-out points' features, never their labels
     if spec.transductive:
         if sees_all:
-            estimator.fit(X, partial_labels(y, mask))
+            estimator.fit(X, partial_labels(y, mask), **(graph or {}))
             Z = np.asarray(estimator.embedding_)
             return Z[mask], Z[~mask]
         if not spec.out_of_sample:

@@ -19,6 +19,14 @@ def method_label(spec, params: dict) -> str:
     return f"{spec.label} ({', '.join(f'{k}={v}' for k, v in sorted(changed.items()))})"
 
 
+def input_space_key() -> str | None:
+    """The key of the Euclidean baseline that every comparison adds (the "input_space" tag)."""
+    from metriclab.methods import input_space
+
+    spec = input_space()
+    return None if spec is None else spec.key
+
+
 SUMMARY_GROUP = ("dataset", "method", "label", "params", "protocol", "classifier", "preprocess")
 
 
@@ -88,8 +96,6 @@ def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
     3
     """
     if baseline is None:
-        from metriclab.evaluation.engine import input_space_key
-
         baseline = input_space_key()
     missing = {"dataset", "method", "split", "accuracy", "status"} - set(results.columns)
     if missing:

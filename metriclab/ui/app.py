@@ -8,8 +8,8 @@ import streamlit as st
 from metriclab.ui import ICON
 from metriclab.ui.navigation import navigation_pages
 from metriclab.ui.shared import presentation
-from metriclab.ui.shared.history import one_entry_per_page
 from metriclab.ui.shared.state import notice_area
+from metriclab.ui.shared.streamlit_private import one_entry_per_page
 
 
 def run() -> None:

@@ -21,7 +21,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.datasets import Dataset, from_points
-from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared import session_data
 from metriclab.ui.shared.charts import draw_chart
 
 GRID = 49  # grid points per side: a spacing of 1/24 on [-1, 1]
@@ -184,7 +184,7 @@ def use_drawing() -> str:
     return its data set key."""
     ds = drawing_dataset()
     content = ds.X.tobytes() + ds.y.tobytes() + repr(ds.target_names).encode()
-    key = cache.register_dataset(
+    key = session_data.register_dataset(
         ds, b"drawn\0" + hashlib.sha256(content).digest(), replace=st.session_state.get(_DRAWN_KEY)
     )
     st.session_state[_DRAWN_KEY] = key
@@ -193,12 +193,11 @@ def use_drawing() -> str:
 
 def page_links() -> None:
     """Links to the pages that open the drawing (they keep the session, unlike a plain link)."""
-    from streamlit.errors import StreamlitPageNotFoundError
-
     from metriclab.ui.navigation import link
+    from metriclab.ui.shared.streamlit_private import PageNotFound
 
     try:
         link("embed", "Embed it")
         link("dissimilarity", "Its dissimilarities")
-    except StreamlitPageNotFoundError:  # the page runs alone (tests): the menu has the pages
+    except PageNotFound:  # the page runs alone (tests): the menu has the pages
         st.caption("Open it on the Embed, Dissimilarity or Compare page.")

@@ -72,10 +72,11 @@ def link(key: str, label: str | None = None) -> None:
     """st.page_link to page `key`, with its title and icon (a caption naming the page where the
     page runs without the router's menu, as in tests that run one page alone)."""
     import streamlit as st
-    from streamlit.errors import StreamlitPageNotFoundError
+
+    from metriclab.ui.shared.streamlit_private import PageNotFound
 
     page = BY_KEY[key]
     try:
         st.page_link(str(page_file(key)), label=label or page.title, icon=page.icon)
-    except StreamlitPageNotFoundError:
+    except PageNotFound:
         st.caption(f"{label or page.title}: the {page.title} page in the menu")

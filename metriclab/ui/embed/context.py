@@ -8,12 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import streamlit as st
-
 from metriclab.datasets import Dataset
 from metriclab.methods import REGISTRY
 from metriclab.params import Param
-from metriclab.ui.shared.fit_request import FitRequest
+from metriclab.ui.shared.fit_request import LINK_PREFIXES, FitRequest, param_prefix
 from metriclab.ui.shared.pickers import url_values
 from metriclab.ui.shared.state import publish, view_value
 from metriclab.ui.shared.widgets import capped, param_widgets
@@ -34,7 +32,7 @@ class EmbedPage:
 
     @property
     def prefix(self) -> str:
-        return f"p.{self.request.method}."
+        return param_prefix(self.request.method)
 
     def page_param(self, name: str) -> Param:
         """The method's parameter as this page offers it: the output dimension of a linear map
@@ -66,7 +64,7 @@ class EmbedPage:
         """Write the link: the page's keys, the view's own `keys`, the method's parameters named in
         `params` and `extra` values; parameters and generator settings not shown are dropped."""
         shown = url_values([*self.url_keys, *keys, *(self.prefix + p for p in params)])
-        publish({**shown, **(extra or {})}, prune=("p.", "d."))
+        publish({**shown, **(extra or {})}, prune=LINK_PREFIXES)
 
 
 def numeric_params(page: EmbedPage) -> list[Param]:
@@ -82,9 +80,3 @@ def timing_enabled() -> bool:
     import os
 
     return bool(os.environ.get("METRICLAB_TIMING"))
-
-
-def stop_if_missing(value) -> None:
-    """Stop the page's run when a guarded call has already shown its error (value None)."""
-    if value is None:
-        st.stop()

@@ -10,7 +10,7 @@ import numpy as np
 
 from metriclab import plots
 from metriclab.datasets import Dataset
-from metriclab.evaluation import fit_split, knn_accuracy
+from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
 from metriclab.preprocess import scale_features, scaler_fit_rows
 
 MAX_FRAMES = 60  # more iterations than this are sampled evenly (first and last kept)
@@ -51,15 +51,7 @@ def learning_frames(
         )
     mask = np.asarray(mask, dtype=bool)
     fitted = fit_split(
-        spec,
-        params,
-        ds.X,
-        ds.y,
-        mask,
-        "transductive",
-        preprocess=preprocess,
-        image_shape=ds.image_shape,
-        data_name=ds.name,
+        SplitRequest.of(spec, ds, mask, params, protocol="transductive", preprocess=preprocess),
         configure=lambda estimator: estimator.set_params(record_iterates=True),
     )
     estimator = fitted.estimator

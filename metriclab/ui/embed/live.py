@@ -20,6 +20,7 @@ from metriclab.ui.shared.compute import collapse_warning
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
 from metriclab.ui.shared.preprocessing import scaling_note
+from metriclab.ui.shared.state import Rule, seed_widget
 
 
 def references(page: EmbedPage, request: FitRequest, result) -> list[tuple[str, FitRequest]]:
@@ -304,6 +305,8 @@ def live_view(page: EmbedPage) -> None:
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
             st.warning(collapsed, icon=":material/warning:")
+        if refs:  # the session's choice, kept across pages like every view value (issue 36)
+            seed_widget("spread", Rule(False, label="Spread over 10 split seeds"))
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         _draw(page, request, result)

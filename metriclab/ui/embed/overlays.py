@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from metriclab.datasets import Dataset
-from metriclab.evaluation import fit_split, knn_accuracy
+from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
 from metriclab.preprocess import scale_features, scaler_fit_rows
 
 GRAPH_LEVELS = 4  # edge weights are drawn in this many opacity steps
@@ -280,15 +280,9 @@ def fit_on_labels(ds: Dataset, labels: np.ndarray, request, overlay: str = "none
     given = np.where(mask, labels, ds.y)  # the classes the method sees on the labeled points
     try:
         fitted = fit_split(
-            spec,
-            params,
-            ds.X,
-            given,
-            mask,
-            "transductive",  # the view shows every point's embedding, as the other views do
-            preprocess=preprocess,
-            image_shape=ds.image_shape,
-            data_name=ds.name,
+            SplitRequest(  # the view shows every point's embedding, as the other views do
+                spec, ds.X, given, mask, params, "transductive", preprocess, ds.image_shape, ds.name
+            )
         )
     except ValueError as exc:
         view.error = str(exc)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from metriclab.datasets import Dataset
 from metriclab.methods import REGISTRY
+from metriclab.ui.shared.fit_request import CAP_KEY
 from metriclab.ui.shared.full_size import CLASSIFIER_CAP, SUBSAMPLE_MODES, is_full_size
 from metriclab.ui.shared.pickers import LARGE, POINT_CAPS
 from metriclab.ui.shared.state import seed_from_url
@@ -22,11 +23,11 @@ def points_picker(ds: Dataset, method: str) -> int | None:
         return None
     options = [cap for cap in POINT_CAPS if cap < ds.n_samples] + [ALL]
     default = 1000 if REGISTRY[method].has("classifier") else ALL
-    seed_from_url("cap", default, options=options, label="Points used")
+    seed_from_url(CAP_KEY, default, options=options, label="Points used")
     cap = st.select_slider(
         "Points used (stratified sample)",
         options,
-        key="cap",
+        key=CAP_KEY,
         format_func=lambda v: f"all {ds.n_samples:,}" if v == ALL else f"{v:,}",
         help="All points: the graph methods (TDL, Laplacian Eigenmaps) fit every one; the other "
         "learners are fitted on a sample of the labelled points and map every point.",

@@ -8,8 +8,16 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.shared.preprocessing import KEY as SCALING_KEY
-from metriclab.ui.shared.state import nearest_option, view_value
+from metriclab.ui.shared.fit_request import (
+    CAP_KEY,
+    DATA_KEY,
+    METHOD_KEY,
+    SplitRef,
+    generator_prefix,
+    param_prefix,
+)
+from metriclab.ui.shared.preprocessing import preset_scaling
+from metriclab.ui.shared.state import nearest_option, remember, view_value
 from metriclab.ui.shared.widgets import param_options
 
 # The TDL paper's two-moons demo (Sect. 5.1): 200 points, Gaussian graph exp(-||x-y||²/0.25),
@@ -110,7 +118,7 @@ def default_method() -> str:
 
 def method_defaults(spec) -> dict[str, Any]:
     """Session-state values of every parameter widget of `spec` at the method's defaults."""
-    return {f"p.{spec.key}.{p.name}": widget_value(p, p.default) for p in spec.params}
+    return {param_prefix(spec.key) + p.name: widget_value(p, p.default) for p in spec.params}
 
 
 def widget_value(p, value: Any) -> Any:
@@ -134,17 +142,14 @@ def preset_values(preset: dict[str, Any]) -> dict[str, Any]:
     left from an earlier view."""
     spec = REGISTRY[preset["method"]]
     name = preset["dataset"]
-    values: dict[str, Any] = {"ds": name, "method": preset["method"]}
+    values: dict[str, Any] = {DATA_KEY: name, METHOD_KEY: preset["method"]}
     mode, value = preset["labels"]
-    values["lab"] = mode
-    values["frac" if mode == "fraction" else "per"] = value
-    values["seed"] = int(preset.get("seed", 0))
+    values |= SplitRef(mode, value, int(preset.get("seed", 0))).link()
     values["mode"] = preset["mode"]
-    values[SCALING_KEY] = preset.get("scaling") or datasets.default_scaling(name)[0]
-    values[f"_{SCALING_KEY}_dataset"] = name  # so the picker keeps it for this set
+    values |= preset_scaling(name, preset.get("scaling"))  # the preset's, not the person's
     generator = preset.get("data_params", {})
     for p in datasets.entry(name).params:
-        values[f"d.{name}.{p.name}"] = widget_value(p, generator.get(p.name, p.default))
+        values[generator_prefix(name) + p.name] = widget_value(p, generator.get(p.name, p.default))
     names = {p.name: p for p in spec.params}
     if preset["mode"] == "window" and {"lam", "width"} <= set(names):
         values["row"], values["col"] = "lam", "width"
@@ -153,16 +158,16 @@ def preset_values(preset: dict[str, Any]) -> dict[str, Any]:
     values.update(method_defaults(spec))
     for param, value in preset["params"].items():
         if param in names:
-            values[f"p.{spec.key}.{param}"] = widget_value(names[param], value)
+            values[param_prefix(spec.key) + param] = widget_value(names[param], value)
     if preset.get("max_points"):
-        values["cap"] = preset["max_points"]  # the Embed page's stratified subsample
+        values[CAP_KEY] = preset["max_points"]  # the Embed page's stratified subsample
     values["spread"] = preset.get("spread", preset["mode"] == "live")
     return values
 
 
 def apply_preset(preset: dict[str, Any]) -> None:
     """Set the Embed page's whole view to the preset (a button callback, before widgets)."""
-    st.session_state.update(preset_values(preset))
+    remember(preset_values(preset))
     st.session_state.pop("_previous", None)
     st.session_state.pop("_ranges", None)
 

@@ -53,24 +53,34 @@ def view_data(data: DataRef) -> tuple[Dataset, np.ndarray]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _split(data: DataRef, split: SplitRef) -> np.ndarray:
-    ds, _ = view_data(data)
-    return compute.split_mask(ds.y, split)
+def _split(data: DataRef, split: SplitRef, _y: np.ndarray) -> np.ndarray:
+    return compute.split_mask(_y, split)
 
 
 def split(data: DataRef, split: SplitRef) -> np.ndarray:
     """The labelled points (True) of `split` on the view of `data`."""
     require_visible(data.name)
-    return _split(data, split)
+    return _split(data, split, view_data(data)[0].y)
+
+
+def resolve(request: FitRequest) -> tuple[Dataset, np.ndarray]:
+    """The data of `request`, resolved once per fit: the session's right to see the data set is
+    checked, the view (subsample) read and the split drawn; (view, labelled mask)."""
+    require_visible(request.data.name)
+    ds, _ = view_data(request.data)
+    return ds, _split(request.data, request.split, ds.y)
 
 
 def fit_uncached(request: FitRequest, extras: bool = False, progress=None) -> compute.ViewResult:
-    """The fit, not memoised (the caches below and ui.shared.runs' memo of slow image methods call
-    it); `progress` receives the fit's stages. A view of more than FULL_SIZE points takes the
-    full-size path (ui.shared.full_size)."""
-    require_visible(request.data.name)
-    ds, _ = view_data(request.data)
-    mask = split(request.data, request.split)
+    """The fit, not memoised (ui.shared.runs' memo of slow image methods calls it); `progress`
+    receives the fit's stages."""
+    return _fit_resolved(request, resolve(request), extras, progress)
+
+
+def _fit_resolved(request: FitRequest, view: tuple, extras: bool, progress=None):
+    """The fit of `request` on its resolved `view` (ds, mask): a view of more than FULL_SIZE
+    points takes the full-size path (ui.shared.full_size), the others `compute.fit_view`."""
+    ds, mask = view
     if full_size.is_full_size(ds.n_samples):
         return full_size.full_fit(request, ds, mask, progress)
     return compute.fit_view(ds, mask, request, extras, progress=progress)
@@ -80,7 +90,7 @@ _full_results: OrderedDict[FitRequest, compute.ViewResult] = OrderedDict()
 _full_lock = threading.Lock()
 
 
-def _fit_full_size(request: FitRequest, progress=None) -> compute.ViewResult:
+def _fit_full_size(request: FitRequest, view: tuple, progress=None) -> compute.ViewResult:
     """Full-size fits, kept process-wide (least recently used out past FULL_SIZE_ENTRIES). Not
     st.cache_data: its progress bar lives on the page, and a cached function may not draw on a
     block made outside it."""
@@ -88,7 +98,7 @@ def _fit_full_size(request: FitRequest, progress=None) -> compute.ViewResult:
         if request in _full_results:
             _full_results.move_to_end(request)
             return _full_results[request]
-    result = fit_uncached(request, extras=False, progress=progress)
+    result = _fit_resolved(request, view, False, progress)
     with _full_lock:
         _full_results[request] = result
         _full_results.move_to_end(request)
@@ -97,74 +107,72 @@ def _fit_full_size(request: FitRequest, progress=None) -> compute.ViewResult:
     return result
 
 
-_fit_full_size.clear = lambda: _full_results.clear()
-
-
 def is_full_size(data: DataRef) -> bool:
     """Whether the view of `data` has more than FULL_SIZE points (the full-size path)."""
     return full_size.is_full_size(view_data(data)[0].n_samples)
 
 
 @st.cache_data(show_spinner=False, max_entries=FIT_ENTRIES)
-def _fit_embedding(request: FitRequest) -> compute.ViewResult:
-    return fit_uncached(request, extras=False)
+def _fit_embedding(request: FitRequest, _view: tuple) -> compute.ViewResult:
+    return _fit_resolved(request, _view, extras=False)
 
 
 @st.cache_data(show_spinner=False, max_entries=EXTRAS_ENTRIES)
-def _fit_with_extras(request: FitRequest) -> compute.ViewResult:
-    return fit_uncached(request, extras=True)
+def _fit_with_extras(request: FitRequest, _view: tuple) -> compute.ViewResult:
+    return _fit_resolved(request, _view, extras=True)
 
 
 def fit(request: FitRequest, extras: bool = False, progress=None) -> compute.ViewResult:
-    """The fit of `request`, cached; `extras` keeps the learned matrices (for the Dissimilarity
-    page; large, so in a smaller cache). A full-size view (70,000 MNIST digits) has its own small
-    cache, and `progress(done, total, message)` hears its stages on a cache miss."""
-    require_visible(request.data.name)
-    if is_full_size(request.data):
-        return _fit_full_size(request, progress)
-    return _fit_with_extras(request) if extras else _fit_embedding(request)
+    """The fit of `request`, cached (the request is the key; its data are resolved once, here);
+    `extras` keeps the learned matrices (for the Dissimilarity page; large, so in a smaller
+    cache). A full-size view (70,000 MNIST digits) has its own small cache, and
+    `progress(done, total, message)` hears its stages on a cache miss."""
+    view = resolve(request)
+    if full_size.is_full_size(view[0].n_samples):
+        return _fit_full_size(request, view, progress)
+    return _fit_with_extras(request, view) if extras else _fit_embedding(request, view)
 
 
-fit.clear = lambda: (_fit_embedding.clear(), _fit_with_extras.clear(), _fit_full_size.clear())
+def clear_fits() -> None:
+    """Forget every cached fit (the small sets' two caches and the full-size one)."""
+    _fit_embedding.clear()
+    _fit_with_extras.clear()
+    with _full_lock:
+        _full_results.clear()
 
 
 @st.cache_data(show_spinner=False, max_entries=SCRUB_ENTRIES)
-def _scrub(request: FitRequest, name: str, values: tuple) -> tuple[list[np.ndarray], list[float]]:
-    ds, _ = view_data(request.data)
-    return compute.scrub_embeddings(ds, split(request.data, request.split), request, name, values)
+def _scrub(request: FitRequest, name: str, values: tuple, _view: tuple):
+    return compute.scrub_embeddings(*_view, request, name, values)
 
 
 def scrub(request: FitRequest, name: str, values: tuple) -> tuple[list[np.ndarray], list[float]]:
     """The embeddings (first two columns) and accuracies with parameter `name` at each of
     `values`, the other parameters as in `request`."""
-    require_visible(request.data.name)
-    return _scrub(request, name, tuple(values))
+    return _scrub(request, name, tuple(values), resolve(request))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _window(request: FitRequest, row: tuple, col: tuple) -> compute.WindowMap:
-    ds, _ = view_data(request.data)
-    mask = split(request.data, request.split)
-    return compute.window_map(ds, mask, request, (row, col))
+def _window(request: FitRequest, row: tuple, col: tuple, _view: tuple) -> compute.WindowMap:
+    return compute.window_map(*_view, request, (row, col))
 
 
 def window(request: FitRequest, row: tuple, col: tuple) -> compute.WindowMap:
     """The method's accuracy over the grid `row` × `col` ((name, values) each) and its baseline's
     on the same cells."""
-    require_visible(request.data.name)
-    return _window(request, (row[0], tuple(row[1])), (col[0], tuple(col[1])))
+    grid = (row[0], tuple(row[1])), (col[0], tuple(col[1]))
+    return _window(request, *grid, resolve(request))
 
 
 @st.cache_data(show_spinner=False, max_entries=EXTRAS_ENTRIES)
-def _dissimilarity_checks(request: FitRequest) -> compute.DissimilarityChecks:
-    ds, _ = view_data(request.data)
-    return compute.dissimilarity_checks(ds, fit(request, extras=True), request.scaling)
+def _dissimilarity_checks(request: FitRequest, _view: tuple) -> compute.DissimilarityChecks:
+    result = _fit_with_extras(request, _view)
+    return compute.dissimilarity_checks(_view[0], result, request.scaling)
 
 
 def dissimilarity_checks(request: FitRequest) -> compute.DissimilarityChecks:
     """Zhang's Euclidean and Fisher checks on the fitted method's dissimilarity (or the inputs')."""
-    require_visible(request.data.name)
-    return _dissimilarity_checks(request)
+    return _dissimilarity_checks(request, resolve(request))
 
 
 TANGENT_SPLIT = SplitRef("fraction", 0.5, 0)  # the Tangent page's fixed split: half of each class

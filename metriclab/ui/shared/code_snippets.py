@@ -17,8 +17,9 @@ import metriclab
 from metriclab.datasets import Dataset
 from metriclab.methods import REGISTRY
 from metriclab.preprocess import scaler_fit_rows
+from metriclab.ui.shared.fit_request import UPLOAD_PREFIX
 
-SESSION_PREFIX = "upload:"  # ui.cache.UPLOAD_PREFIX: a set held by the session (upload or drawing)
+SESSION_PREFIX = UPLOAD_PREFIX  # a set held by the session (upload or drawing)
 UPLOAD_NOTE = "# the CSV file you uploaded: put its path here"
 DRAWN_DIGITS = 4  # coordinates of drawn points are rounded to this many decimals when drawn
 

@@ -1,5 +1,5 @@
 """What the pages compute, without streamlit: one method fitted on one labeled split of one data set,
-and the same over a parameter grid (λ scrub frames, window map). Wrapped in caches by `ui.cache`."""
+and the same over a parameter grid (λ scrub frames, window map). Wrapped in caches by `ui.shared.cache`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
-from metriclab.evaluation import estimator_params, fit_split, labeled_mask
+from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
 from metriclab.preprocess import scale_features
 
 # Learned state shown on the pages when an estimator has it.
@@ -192,7 +192,7 @@ def _extras(estimator) -> dict[str, Any]:
 
 
 def fit_view(
-    ds: Dataset, mask: np.ndarray, request, extras: bool = True, progress=None
+    ds: Dataset, mask: np.ndarray, request, extras: bool = True, progress=None, graph=None
 ) -> ViewResult:
     """Fit the method of `request` (a `FitRequest`) with its parameters on `ds` and score 1-NN on
     the unlabeled points (`mask` False): `fit_split` under the transductive protocol, since the
@@ -200,21 +200,14 @@ def fit_view(
     affinity...) that only some pages show. The features are scaled by `request.scaling` first
     (fitted on the points the method is fitted on). `progress(done, total, message)` hears the
     stages of a classifier: the fit, then each block of predicted points (when its predict
-    reports them, as the tangent-distance ones do)."""
-    spec, params, preprocess = request.spec, request.values, request.scaling
+    reports them, as the tangent-distance ones do); `graph` is `fit_split`'s graph hook (the
+    full-size path's kept kNN graph)."""
+    spec = request.spec
+    split = SplitRequest.of(
+        spec, ds, mask, request.values, protocol="transductive", preprocess=request.scaling
+    )  # the pages show every point's embedding
     try:
-        fitted = fit_split(
-            spec,
-            params,
-            ds.X,
-            ds.y,
-            mask,
-            "transductive",  # the pages show every point's embedding
-            preprocess=preprocess,
-            image_shape=ds.image_shape,
-            data_name=ds.name,
-            progress=progress,
-        )
+        fitted = fit_split(split, progress=progress, graph=graph)
     except ValueError as exc:
         raise ValueError(named_as_on_the_page(str(exc), spec)) from exc
     mask = fitted.mask

@@ -16,7 +16,33 @@ from typing import Any
 
 from metriclab.methods import REGISTRY, MethodSpec
 
-METHOD_KEY = "method"  # the URL key of the method (the Embed page's; Dissimilarity has its own)
+# The link schema: every URL key of a fit is spelled here, and only here. The widgets that set a
+# fit's values use the same keys in the session, so a link opens the widgets it names.
+DATA_KEY = "ds"  # the data set
+CAP_KEY = "cap"  # the stratified subsample's size (the Embed page's "Points used")
+LABELS_KEY = "lab"  # "fraction" or "per_class"
+SPLIT_SEED_KEY = "seed"
+SCALING_KEY = "pp"
+METHOD_KEY = "method"  # the Embed page's method; a page with its own picker passes its own key
+UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
+PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
+GENERATOR_PREFIX = "d."  # d.<data set>.<name>: a synthetic generator's parameter
+LINK_PREFIXES = (PARAM_PREFIX, GENERATOR_PREFIX)  # keys of a method or set no longer shown: pruned
+
+
+def label_value_key(mode: str) -> str:
+    """The key of the labelled share ("frac") or of the labels per class ("per")."""
+    return "frac" if mode == "fraction" else "per"
+
+
+def param_prefix(method: str) -> str:
+    """`p.<method>.`: the keys of `method`'s parameters start with it."""
+    return f"{PARAM_PREFIX}{method}."
+
+
+def generator_prefix(dataset: str) -> str:
+    """`d.<data set>.`: the keys of a synthetic generator's parameters start with it."""
+    return f"{GENERATOR_PREFIX}{dataset}."
 
 
 def sorted_items(values: Mapping[str, Any] | tuple) -> tuple:
@@ -39,10 +65,10 @@ class DataRef:
 
     def link(self) -> dict[str, Any]:
         """The URL values of this data set (`ds`, its generator's `d.<name>.<param>`, `cap`)."""
-        out: dict[str, Any] = {"ds": self.name}
-        out |= {f"d.{self.name}.{k}": v for k, v in self.params}
+        out: dict[str, Any] = {DATA_KEY: self.name}
+        out |= {generator_prefix(self.name) + k: v for k, v in self.params}
         if self.max_points is not None:
-            out["cap"] = self.max_points
+            out[CAP_KEY] = self.max_points
         return out
 
 
@@ -56,8 +82,9 @@ class SplitRef:
     seed: int = 0
 
     def link(self) -> dict[str, Any]:
-        return {"lab": self.mode, "frac" if self.mode == "fraction" else "per": self.value} | {
-            "seed": self.seed
+        """The URL values of this split (`lab`, `frac` or `per`, `seed`)."""
+        return {LABELS_KEY: self.mode, label_value_key(self.mode): self.value} | {
+            SPLIT_SEED_KEY: self.seed
         }
 
 
@@ -94,5 +121,12 @@ class FitRequest:
     def link(self, method_key: str = METHOD_KEY) -> dict[str, Any]:
         """The URL values that reopen this fit: data set, split, scaling, method and every one of
         its parameters (under `p.<method>.<name>`)."""
-        out = self.data.link() | self.split.link() | {"pp": self.scaling, method_key: self.method}
-        return out | {f"p.{self.method}.{k}": v for k, v in self.params}
+        out = self.data.link() | self.split.link()
+        out |= {SCALING_KEY: self.scaling, method_key: self.method}
+        return out | {param_prefix(self.method) + k: v for k, v in self.params}
+
+    def link_keys(self, method_key: str = METHOD_KEY, offers_cap: bool = False) -> list[str]:
+        """The URL keys of this fit (`link`), for a page whose widgets hold the values: the
+        subsample's size only where the page offers it as a slider (`offers_cap`)."""
+        keys = [key for key in self.link(method_key) if key != CAP_KEY]
+        return keys + ([CAP_KEY] if offers_cap else [])

@@ -2,7 +2,8 @@
 
 Past FULL_SIZE points drawn, a fit takes this path instead of the small sets' one:
 
-- the graph methods (TDL, Laplacian Eigenmaps: tag "graph") fit every point, on a kNN graph built
+- the graph methods (TDL, Laplacian Eigenmaps: tag "graph") fit every point through the small
+  sets' path (`compute.fit_view`, hence `fit_split`) with a graph hook: their kNN graph is built
   once per data set, scaling and graph parameters and kept (`graph_of`), so moving λ solves only
   the eigenproblem again, and Laplacian Eigenmaps beside TDL is one cached fit on the same graph;
 - the other learners cost n² or n³: they are fitted on at most FIT_CAP labelled points (a
@@ -22,7 +23,7 @@ import streamlit as st
 
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices
-from metriclab.evaluation import fit_split, knn_accuracy, partial_labels
+from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
 from metriclab.graphs import build_graph
 from metriclab.preprocess import scale_features
 from metriclab.ui.shared import compute, heavy
@@ -64,38 +65,24 @@ def graph_of(key: GraphKey, _ds: Dataset):
     return graph_store.shared_graph(X, key.n_neighbors, key.width, build=build_graph)
 
 
-def graph_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
-    """TDL or Laplacian Eigenmaps on every point, on the view's cached graph."""
-    spec, params = request.spec, dict(request.values)
-    if params.get("graph", "knn") != "knn":
-        raise ValueError(
-            f"the dense Gaussian graph of {ds.n_samples:,} points does not fit in memory: choose "
-            "the kNN graph (Graph: knn) for the full data set, or fewer points"
-        )
-    defaults = {p.name: p.default for p in spec.params}
-    key = GraphKey(
-        request.data,
-        request.scaling,
-        int(params.get("n_neighbors", defaults.get("n_neighbors", 10))),
-        params.get("width", defaults.get("width")),
-    )
-    _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
-    graph = graph_of(key, ds)
-    _stage(progress, 2, f"eigensolve: {spec.label}")
-    estimator = spec.make(**params)
-    X = scale_features(request.scaling, ds.X)
-    labels = partial_labels(ds.y, mask) if spec.needs_labels else None
-    estimator.fit(X, labels, graph=graph)
-    Z = np.asarray(estimator.embedding_, dtype=np.float64)
-    accuracy = knn_accuracy(Z[mask], ds.y[mask], Z[~mask], ds.y[~mask])
-    return compute.ViewResult(
-        spec.key,
-        mask,
-        accuracy,
-        Z=Z,
-        eigenvalues=np.asarray(estimator.eigenvalues_, dtype=np.float64),
-        fit_time=float(sum(estimator.timings_.values())),
-    )
+def graph_hook(request: FitRequest, ds: Dataset, progress=None):
+    """The graph hook of `fit_split` for the full-size view of `request`: the view's kept kNN graph
+    (`graph_of`), keyed by the graph parameters of the estimator being fitted (its own values, so
+    no default is repeated here)."""
+
+    def graph(estimator, X):
+        if getattr(estimator, "graph", "knn") != "knn":
+            raise ValueError(
+                f"the dense Gaussian graph of {ds.n_samples:,} points does not fit in memory: "
+                "choose the kNN graph (Graph: knn) for the full data set, or fewer points"
+            )
+        key = GraphKey(request.data, request.scaling, int(estimator.n_neighbors), estimator.width)
+        _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
+        W = graph_of(key, ds)
+        _stage(progress, 2, f"eigensolve: {request.spec.label}")
+        return W
+
+    return graph
 
 
 def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
@@ -105,17 +92,11 @@ def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
     keep = labelled[subsample_indices(ds.y[labelled], FIT_CAP, 0)]
     fit_mask = np.zeros_like(mask)
     fit_mask[keep] = True
-    fitted = fit_split(
-        request.spec,
-        request.values,
-        ds.X,
-        ds.y,
-        fit_mask,
-        "transductive",
+    split = SplitRequest.of(
+        request.spec, ds, fit_mask, request.values, protocol="transductive",
         preprocess=request.scaling,
-        image_shape=ds.image_shape,
-        data_name=ds.name,
-    )
+    )  # fmt: skip
+    fitted = fit_split(split)
     Z = np.asarray(fitted.embedding(), dtype=np.float64)
     Z = Z[:, None] if Z.ndim == 1 else Z
     accuracy = knn_accuracy(Z[mask], ds.y[mask], Z[~mask], ds.y[~mask])
@@ -144,8 +125,9 @@ def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
     spec = request.spec
     report = None if progress is None else (lambda text: progress(0, 5, text))
     with heavy.slot(report):
-        if spec.has("graph"):
-            return graph_fit(request, ds, mask, progress)
+        if spec.has("graph"):  # every point, on the view's kept graph: the one fit path
+            hook = graph_hook(request, ds, progress)
+            return compute.fit_view(ds, mask, request, False, progress, graph=hook)
         if spec.has("input_space"):
             return input_fit(request, ds, mask)
         if spec.has("classifier"):

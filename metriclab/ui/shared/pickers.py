@@ -9,7 +9,14 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.shared import session_data as cache
+from metriclab.ui.shared import session_data
+from metriclab.ui.shared.fit_request import (
+    DATA_KEY,
+    LABELS_KEY,
+    SPLIT_SEED_KEY,
+    generator_prefix,
+    label_value_key,
+)
 from metriclab.ui.shared.state import (
     Rule,
     URLValueError,
@@ -20,7 +27,7 @@ from metriclab.ui.shared.state import (
 )
 from metriclab.ui.shared.widgets import format_value, param_widgets
 
-SHARED_KEY = "ds"  # the data set of the session's view (Data, Embed, Dissimilarity, ...)
+SHARED_KEY = DATA_KEY  # the data set of the session's view (Data, Embed, Dissimilarity, ...)
 FRACTIONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 LARGE = 1500  # data sets above this many points are subsampled on the interactive pages
 POINT_CAPS = (300, 500, 1000, 1500, 2000, 3000, 5000)  # Embed's "Points used" options
@@ -43,7 +50,7 @@ def dataset_choices(include_uploads: bool = True, offer: str = "all") -> list[st
     if images_only:
         names = [n for n in names if _is_image(n)]
     if include_uploads:
-        names += list(cache.uploaded_names())
+        names += list(session_data.uploaded_names())
     return names
 
 
@@ -60,8 +67,8 @@ def _is_image(name: str) -> bool:
 
 
 def dataset_label(name: str) -> str:
-    if name.startswith(cache.UPLOAD_PREFIX):
-        shown = cache.uploaded_names().get(name, name)
+    if name.startswith(session_data.UPLOAD_PREFIX):
+        shown = session_data.uploaded_names().get(name, name)
         return shown if shown.startswith("drawn (") else f"uploaded: {shown}"
     try:
         summary = datasets.entry(name).summary
@@ -72,7 +79,7 @@ def dataset_label(name: str) -> str:
 
 def dataset_picker(
     container=None,
-    key: str = "ds",
+    key: str = DATA_KEY,
     default: str = "two_moons",
     offer: str = "all",
     show_params: bool = True,
@@ -104,11 +111,11 @@ def dataset_picker(
         args=None if key == SHARED_KEY else (key,),
     )
     params: dict[str, Any] = {}
-    if show_params and not name.startswith(cache.UPLOAD_PREFIX):
+    if show_params and not name.startswith(session_data.UPLOAD_PREFIX):
         entry = datasets.entry(name)
         if entry.params:
             with c.expander("Generator parameters", expanded=False):
-                params = param_widgets(entry.params, f"d.{name}.")
+                params = param_widgets(entry.params, generator_prefix(name))
     return name, params
 
 
@@ -120,7 +127,7 @@ def _share_choice(key: str) -> None:
 def _dataset_from_text(text: str, options: Sequence[str]) -> str:
     if text in options:
         return text
-    if text.startswith(cache.UPLOAD_PREFIX):
+    if text.startswith(session_data.UPLOAD_PREFIX):
         raise URLValueError(
             "that uploaded data set is not available here (an upload is private to the session "
             "that uploaded it unless shared by link, and is dropped when that session ends)"
@@ -128,12 +135,12 @@ def _dataset_from_text(text: str, options: Sequence[str]) -> str:
     raise URLValueError(f"{text[:40]!r} is not a data set of this page")
 
 
-def adopt_linked_upload(key: str = "ds") -> None:
+def adopt_linked_upload(key: str = DATA_KEY) -> None:
     """A link `?ds=upload:...` to an upload its owner shared by link makes it one of this session's
     data sets; any other upload key stays unknown here (the URL check then says so)."""
     text = st.query_params.get(key, "")
-    if text.startswith(cache.UPLOAD_PREFIX) and len(text) <= 64:
-        cache.adopt_shared(text)
+    if text.startswith(session_data.UPLOAD_PREFIX) and len(text) <= 64:
+        session_data.adopt_shared(text)
 
 
 def unavailable_reason(spec, dataset) -> str | None:
@@ -185,24 +192,25 @@ def method_picker(
 def labels_picker(container=None, default_fraction: float = 0.1) -> tuple[str, float, int]:
     """How many points are labeled: a share of each class or a number per class, and the split seed."""
     c = container or st.sidebar
-    seed_from_url("lab", "fraction", options=["fraction", "per_class"], label="Labels")
+    seed_from_url(LABELS_KEY, "fraction", options=["fraction", "per_class"], label="Labels")
     mode = c.radio(
         "Labels",
         ["fraction", "per_class"],
-        key="lab",
+        key=LABELS_KEY,
         horizontal=True,
         format_func=lambda m: "share of each class" if m == "fraction" else "per class",
     )
+    key = label_value_key(mode)
     if mode == "fraction":
-        seed_from_url("frac", default_fraction, options=FRACTIONS, label="Labeled fraction")
+        seed_from_url(key, default_fraction, options=FRACTIONS, label="Labeled fraction")
         value = c.select_slider(
-            "Labeled fraction", FRACTIONS, key="frac", format_func=lambda v: f"{v:.0%}"
+            "Labeled fraction", FRACTIONS, key=key, format_func=lambda v: f"{v:.0%}"
         )
     else:
-        seed_from_url("per", 5, bounds=(1, 50), label="Labels per class")
-        value = c.slider("Labels per class", 1, 50, key="per")
-    seed_from_url("seed", 0, bounds=(0, 10_000), label="Split seed")
-    seed = int(c.number_input("Split seed", 0, 10_000, key="seed", step=1))
+        seed_from_url(key, 5, bounds=(1, 50), label="Labels per class")
+        value = c.slider("Labels per class", 1, 50, key=key)
+    seed_from_url(SPLIT_SEED_KEY, 0, bounds=(0, 10_000), label="Split seed")
+    seed = int(c.number_input("Split seed", 0, 10_000, key=SPLIT_SEED_KEY, step=1))
     return mode, value, seed
 
 

@@ -8,9 +8,10 @@ import streamlit as st
 
 from metriclab.datasets import default_scaling
 from metriclab.preprocess import AUTO, PREPROCESS, resolve_preprocess, scaler_fit_rows
+from metriclab.ui.shared.fit_request import SCALING_KEY
 from metriclab.ui.shared.state import Rule, announce, remember, seed_widget, view_value
 
-KEY = "pp"  # session-state key and URL parameter of Embed and Dissimilarity
+KEY = SCALING_KEY  # session-state key and URL parameter of Embed and Dissimilarity
 COMPARE_KEY = "cpp"  # the Compare page's
 HELP = (
     "How the features are scaled before the method sees them. z-score: each feature minus its "
@@ -23,15 +24,27 @@ HELP = (
 )
 
 
+_OWNER = f"_{KEY}_dataset"  # the data set the scaling was last shown for
+_PRESET = f"_{KEY}_preset"  # the scaling a preset or lesson step set, until the person picks one
+
+
+def preset_scaling(dataset: str, scaling: str | None) -> dict:
+    """The session values that set the scaling of a preset (or lesson step) on `dataset` (None:
+    the set's default). It is the preset's choice, not the person's: when the data set changes
+    it moves to the new set's default, as a default does (issue 36)."""
+    value = scaling or default_scaling(dataset)[0]
+    return {KEY: value, _OWNER: dataset, _PRESET: value}
+
+
 def _select(container, key: str, options: list[str], default: str, parse, label_of) -> str:
-    """The select box, seeded from the URL (odd values fall back to `default`)."""
+    """The select box, seeded from the URL (odd values fall back to `default`). Its value is set
+    through the session state only (a default index beside it would make Streamlit warn)."""
     seed_widget(key, Rule(default, options, parse, label="Feature scaling", shown=label_of))
     if st.session_state[key] not in options:
         st.session_state[key] = default
     return container.selectbox(
         "Feature scaling",
         options,
-        index=options.index(st.session_state[key]),  # what the browser falls back to (see state)
         key=key,
         format_func=label_of,
         help=HELP,
@@ -43,19 +56,28 @@ def scaling_picker(container, dataset) -> str:
     preprocess key. When the data set changes, a scaling the person chose is kept; one that was
     the old set's default moves to the new set's default, with a notice saying so."""
     default, why = default_scaling(dataset)
-    owner = f"_{KEY}_dataset"
     name = getattr(dataset, "name", str(dataset))
-    previous = st.session_state.get(owner, name)
+    previous = st.session_state.get(_OWNER, name)
     current = view_value(KEY)
-    if previous != name and current is not None and current == default_scaling(previous)[0]:
-        if current != default:
-            announce(
-                f"**Feature scaling**: now {PREPROCESS[default]}, the default for {name} ({why}); "
-                f"{previous} used {PREPROCESS[current]}."
-            )
-        remember({KEY: default})
-    st.session_state[owner] = name
-    return _select(
+    preset = st.session_state.get(_PRESET)
+    if previous != name and current is not None:
+        if preset is not None and preset == current:  # the preset's, not the person's choice
+            st.session_state.pop(_PRESET, None)
+            if current != default:
+                announce(
+                    f"**Feature scaling**: now {PREPROCESS[default]}, the default for {name} "
+                    f"({why}); {PREPROCESS[current]} was the preset's choice for {previous}."
+                )
+            remember({KEY: default})
+        elif current == default_scaling(previous)[0]:
+            if current != default:
+                announce(
+                    f"**Feature scaling**: now {PREPROCESS[default]}, the default for {name} "
+                    f"({why}); {previous} used {PREPROCESS[current]}."
+                )
+            remember({KEY: default})
+    st.session_state[_OWNER] = name
+    chosen = _select(
         container,
         KEY,
         list(PREPROCESS),
@@ -63,6 +85,9 @@ def scaling_picker(container, dataset) -> str:
         resolve_preprocess,
         lambda k: PREPROCESS[k] + ("  (default)" if k == default else ""),
     )
+    if st.session_state.get(_PRESET, chosen) != chosen:  # the person picked another: theirs now
+        st.session_state.pop(_PRESET, None)
+    return chosen
 
 
 def scaling_picker_many(container) -> str:

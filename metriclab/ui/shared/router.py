@@ -1,27 +1,17 @@
-"""Make deep links work on a fresh server.
-
-Streamlit runs the scripts of a `pages/` folder next to the main script directly (multipage "v1")
-until the main script has called `st.navigation` once in the process; a shared link to /embed on a
-fresh server would then bypass app.py (no page config, a different menu). Each page calls
-`ensure_router()` first: in that case it switches the process to `st.navigation` routing and
-reruns, which executes app.py, which routes back to the same page. A no-op otherwise.
+"""Every page's first call: make deep links work on a fresh server, then open the page's notice
+area. The deep-link switch uses a Streamlit internal, kept with the reason in
+`ui.shared.streamlit_private` (item 1 there); a no-op once the process routes through
+`st.navigation`.
 """
 
 from __future__ import annotations
-
-import streamlit as st
 
 
 def ensure_router() -> None:
     """Switch to st.navigation routing when needed, then open the page's notice area (the place
     at the top where every change made to the view's values is announced)."""
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a future Streamlit without the v1 fallback
-        PagesManager = None
-    if PagesManager is not None and getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
     from metriclab.ui.shared.state import notice_area
+    from metriclab.ui.shared.streamlit_private import leave_pages_directory_mode
 
+    leave_pages_directory_mode()
     notice_area()

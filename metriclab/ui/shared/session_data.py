@@ -30,8 +30,8 @@ import streamlit as st
 
 from metriclab import datasets
 from metriclab.datasets import Dataset
+from metriclab.ui.shared.fit_request import UPLOAD_PREFIX
 
-UPLOAD_PREFIX = "upload:"
 MB = 2**20
 
 
@@ -150,6 +150,7 @@ def register_upload(data: bytes, filename: str, label_column: str | None = None)
 
     ds = datasets.load_csv(io.BytesIO(data), label_column=label_column)
     ds.name = filename
+    ds.source = f"uploaded file {filename} (held in this session only)"  # not "upload: upload"
     _keep(store, key, ds)
     return key
 

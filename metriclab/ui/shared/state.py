@@ -157,15 +157,26 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
             return nearest_option(value, options), None
         except URLValueError as exc:
             return default, f"{exc}; using the default {show(default)}"
-    if _is_number(value):
-        if high is not None and value > high:
-            return type(value)(
-                high
-            ), f"{_shown(text)} is above the maximum {encode(high)}; using {encode(high)}"
-        if low is not None and value < low:
-            return type(value)(
-                low
-            ), f"{_shown(text)} is below the minimum {encode(low)}; using {encode(low)}"
+    return _clamped(
+        value,
+        (low, high),
+        lambda side, end: (
+            f"{_shown(text)} is {side} the {EXTREME[side]} {encode(end)}; using {encode(end)}"
+        ),
+    )
+
+
+EXTREME = {"above": "maximum", "below": "minimum"}
+
+
+def _clamped(value: Any, bounds: tuple, say: Callable[[str, Any], str]) -> tuple[Any, str | None]:
+    """`value` within `bounds` (low, high; None: open) and `say(side, end)` where it was moved
+    ("above" or "below", the end it was moved to); a non-number is left as it is."""
+    low, high = bounds
+    if _is_number(value) and high is not None and value > high:
+        return type(value)(high), say("above", high)
+    if _is_number(value) and low is not None and value < low:
+        return type(value)(low), say("below", low)
     return value, None
 
 
@@ -256,16 +267,14 @@ def _still_allowed(value: Any, rule: Rule, key: str) -> tuple[Any, str | None]:
         return near, (
             f"{_named(key, rule)}: {show(value)} is not available here; using {show(near)}"
         )
-    if _is_number(value):
-        if high is not None and value > high:
-            return type(value)(
-                high
-            ), f"{_named(key, rule)}: {show(value)} is above the maximum here; using {show(high)}"
-        if low is not None and value < low:
-            return type(value)(
-                low
-            ), f"{_named(key, rule)}: {show(value)} is below the minimum here; using {show(low)}"
-    return value, None
+    return _clamped(
+        value,
+        (low, high),
+        lambda side, end: (
+            f"{_named(key, rule)}: {show(value)} is {side} the {EXTREME[side]} "
+            f"here; using {show(end)}"
+        ),
+    )
 
 
 def notice_area() -> None:
@@ -291,11 +300,6 @@ def announce(message: str) -> None:
     (slot if slot is not None else st).warning(message, icon=":material/link_off:")
 
 
-def url_notices() -> list[str]:
-    """The notices about this session's view still shown (for tests and pages)."""
-    return [message for message, _ in st.session_state.get(_NOTICES, {}).values()]
-
-
 def view_value(key: str, default: Any = None) -> Any:
     """What the person chose for `key` on any page of this session (None: nothing yet)."""
     if key in st.session_state:
@@ -305,10 +309,21 @@ def view_value(key: str, default: Any = None) -> Any:
 
 def remember(values: dict[str, Any]) -> None:
     """Write values into the session's view, as if the person had chosen them (a preset, a lesson
-    step, another page's choice); the widgets take them when they are next drawn."""
-    st.session_state.setdefault(_VIEW, {}).update(values)
+    step, another page's choice); the widgets take them when they are next drawn (`seed_widget`).
+
+    A widget's key is not written into the session state but removed from it: a value written
+    under a key whose widget is not on the page (a lesson step sets Embed's data set) stays in
+    Streamlit's session state beneath the widget that later takes the key, and comes back when
+    that widget leaves (another page runs), so the Embed page reopened on the lesson's view
+    after the person had changed it (issue 36). Keys starting with "_" are the app's own
+    bookkeeping, not widgets: they are set as given."""
+    view = st.session_state.setdefault(_VIEW, {})
     for key, value in values.items():
-        st.session_state[key] = value
+        if key.startswith("_"):
+            st.session_state[key] = value
+            continue
+        view[key] = value
+        st.session_state.pop(key, None)
 
 
 def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:

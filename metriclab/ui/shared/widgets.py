@@ -160,7 +160,7 @@ def _label_of(params: Sequence[Param], name: str) -> str:
 def capped(p: Param, high: float) -> Param:
     """`p` with its upper end lowered to `high` (e.g. an output dimension to the data's number of
     features); a value the session holds above it is clamped, with a notice, when the widget is
-    seeded (`state.seed`)."""
+    seeded (`state.seed_widget`)."""
     low, top = p.ui_range
     if top is None or high >= top or (low is not None and high < low):
         return p
