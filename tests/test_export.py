@@ -205,9 +205,9 @@ def test_a_notebook_from_a_real_embed_snippet_runs_and_prints_its_number():
     # the number the page shows: the same fit in this process
     ds = load("iris")
     mask = labeled_mask(ds.y, fraction=0.2, seed=1)
-    from metriclab.evaluation import fit_split
+    from metriclab.evaluation import SplitRequest, fit_split
 
-    fit = fit_split(spec, {"lam": 4.0}, ds.X, ds.y, mask, preprocess="standard")
+    fit = fit_split(SplitRequest.of(spec, ds, mask, {"lam": 4.0}, preprocess="standard"))
     accuracy = embedding_accuracy(fit.embedding(), ds.y, mask)
     assert outputs[0].strip() == f"1-NN accuracy: {accuracy:.3f}"
     # the notebook's figure is the library's scatter of the same embedding (every point drawn)

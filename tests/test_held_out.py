@@ -6,7 +6,7 @@ import pytest
 
 from metriclab import TDL
 from metriclab.datasets import load
-from metriclab.evaluation import labeled_mask
+from metriclab.evaluation import SplitRequest, labeled_mask
 from metriclab.evaluation.held_out import (
     NoOutOfSampleMap,
     fit_held_out,
@@ -42,7 +42,9 @@ def test_every_method_with_coordinates_maps_held_out_points(iris):
     for spec in REGISTRY.values():
         if out_of_sample_reason(spec) is not None:
             continue
-        fit = fit_held_out(spec, {}, ds.X, ds.y, mask, test=0.3, seed=0, preprocess="standard")
+        fit = fit_held_out(
+            SplitRequest(spec, ds.X, ds.y, mask, {}, preprocess="standard"), test=0.3, seed=0
+        )
         held = fit.held_out
         assert held.sum() == 45 and not np.any(held & fit.labeled), spec.key
         assert np.all(np.isfinite(fit.embedding)), spec.key
@@ -66,7 +68,7 @@ def test_every_method_with_coordinates_maps_held_out_points(iris):
 def test_a_transductive_fit_never_sees_the_held_out_points(iris):
     ds, mask = iris
     (spec,) = [s for s in specs_with("transductive", "out_of_sample") if s.needs_labels][:1]
-    fit = fit_held_out(spec, {}, ds.X, ds.y, mask, test=0.3, seed=0)
+    fit = fit_held_out(SplitRequest(spec, ds.X, ds.y, mask, {}), test=0.3, seed=0)
     assert fit.estimator.embedding_.shape[0] == 150 - 45
     kept = fit.embedding[~fit.held_out]
     np.testing.assert_array_equal(kept, fit.estimator.embedding_)
@@ -89,8 +91,12 @@ def test_held_out_tdl_with_no_label_cost_equals_laplacian_eigenmaps(iris):
     )
     try:
         none = np.zeros(150, dtype=bool)
-        tdl = fit_held_out(spec, {}, ds.X, ds.y, none, test=0.3, seed=3, preprocess="standard")
-        ref = fit_held_out(le, {}, ds.X, ds.y, none, test=0.3, seed=3, preprocess="standard")
+        tdl = fit_held_out(
+            SplitRequest(spec, ds.X, ds.y, none, {}, preprocess="standard"), test=0.3, seed=3
+        )
+        ref = fit_held_out(
+            SplitRequest(le, ds.X, ds.y, none, {}, preprocess="standard"), test=0.3, seed=3
+        )
     finally:
         unregister("_tdl_no_cost")
     np.testing.assert_array_equal(tdl.held_out, ref.held_out)
@@ -105,7 +111,11 @@ def test_methods_without_a_map_say_why():
         reason = out_of_sample_reason(spec)
         assert "classifier" in reason and spec.label in reason
         with pytest.raises(NoOutOfSampleMap, match="no coordinates"):
-            fit_held_out(spec, {}, np.zeros((10, 4)), np.arange(10) % 2)
+            fit_held_out(
+                SplitRequest(
+                    spec, np.zeros((10, 4)), np.arange(10) % 2, np.ones(10, dtype=bool), {}
+                )
+            )
     spec = MethodSpec(
         key="_no_map",
         label="No-map method",
@@ -118,13 +128,20 @@ def test_methods_without_a_map_say_why():
         "No-map method has no out-of-sample map: it embeds only the points it is fitted on"
     )
     with pytest.raises(NoOutOfSampleMap, match="no out-of-sample map"):
-        fit_held_out(spec, {}, np.zeros((10, 2)), np.arange(10) % 2)
+        fit_held_out(
+            SplitRequest(spec, np.zeros((10, 2)), np.arange(10) % 2, np.ones(10, dtype=bool), {})
+        )
 
 
 def test_all_points_labelled_by_default_then_no_transductive_score(iris):
     ds, _ = iris
     (spec,) = [s for s in specs_with("mahalanobis", without=("classifier",))][:1]
-    fit = fit_held_out(spec, {}, ds.X, ds.y, test=0.2, seed=0, classifier="nearest_mean")
+    fit = fit_held_out(
+        SplitRequest(spec, ds.X, ds.y, np.ones(len(ds.y), dtype=bool), {}),
+        test=0.2,
+        seed=0,
+        classifier="nearest_mean",
+    )
     assert fit.labeled.sum() == 120 and fit.transductive_accuracy is None
     assert 0.8 < fit.held_out_accuracy <= 1.0
 
@@ -132,7 +149,9 @@ def test_all_points_labelled_by_default_then_no_transductive_score(iris):
 def test_map_new_points_lists_neighbours_in_the_embedding_and_the_input(iris):
     ds, mask = iris
     (spec,) = [s for s in specs_with("transductive", "out_of_sample") if s.needs_labels][:1]
-    fit = fit_held_out(spec, {}, ds.X, ds.y, mask, test=0.3, seed=0, preprocess="standard")
+    fit = fit_held_out(
+        SplitRequest(spec, ds.X, ds.y, mask, {}, preprocess="standard"), test=0.3, seed=0
+    )
     X_fit = fit.scale(ds.X)[~fit.held_out]
     new = fit.scale(ds.X[fit.held_out][:4])
     placed = map_new_points(fit.estimator, new, X_fit, Z_reference=fit.estimator.embedding_)
@@ -153,7 +172,9 @@ def test_an_unsupervised_map_without_labels_learns_from_every_point_not_held_out
     ds, _ = iris
     (spec,) = specs_with("projection")[:1]
     none = np.zeros(150, dtype=bool)
-    fit = fit_held_out(spec, {}, ds.X, ds.y, none, test=0.3, seed=0, preprocess="standard")
+    fit = fit_held_out(
+        SplitRequest(spec, ds.X, ds.y, none, {}, preprocess="standard"), test=0.3, seed=0
+    )
     seen = ~fit.held_out
     np.testing.assert_allclose(fit.scale(ds.X)[seen].mean(axis=0), 0, atol=1e-12)
     assert fit.estimator.pca_.n_samples_ == seen.sum() == 105

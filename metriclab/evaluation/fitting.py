@@ -91,9 +91,41 @@ class SplitRequest:
     scaling: everything `fit_split` needs, as one value (the app's `FitRequest` and `compare`'s
     jobs become one of these once their data are resolved).
 
-    `mask` marks the labeled / training points; `protocol` is 'auto' (the method's own),
-    'transductive' or 'inductive'; `preprocess` names the scaling; image methods need
-    `image_shape` (a ValueError names `data_name` when there is none)."""
+    Parameters
+    ----------
+    spec : MethodSpec
+        The method (``metriclab.methods.REGISTRY[key]``).
+    X : ndarray of shape (n_samples, n_features)
+        The raw features of every point.
+    y : ndarray of shape (n_samples,)
+        The classes of every point.
+    mask : ndarray of bool of shape (n_samples,)
+        True marks a labeled / training point.
+    params : mapping, default={}
+        The method's parameters (the spec's defaults for the others).
+    protocol : {"auto", "transductive", "inductive"}, default="auto"
+        "auto": the method's own.
+    preprocess : str, default="none"
+        The feature scaling (``metriclab.preprocess``).
+    image_shape : tuple of int, optional
+        For the image methods (a ValueError names `data_name` when there is none).
+    data_name : str, optional
+        The data set's name, for messages.
+
+    See Also
+    --------
+    fit_split : Fits one of these.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import SplitRequest, labeled_mask
+    >>> from metriclab.methods import REGISTRY
+    >>> iris = load("iris")
+    >>> request = SplitRequest.of(REGISTRY["le"], iris, labeled_mask(iris.y, fraction=0.2, seed=0))
+    >>> request.data_name, int(request.mask.sum())
+    ('iris', 30)
+    """
 
     spec: Any
     X: np.ndarray
@@ -128,9 +160,11 @@ def fit_split(
     configure: Callable[[Any], None] | None = None,
     graph: Callable[[Any, np.ndarray], Any] | None = None,
 ) -> SplitFit:
-    """Build `request.spec` with its parameters, fit it on the split (mask True = labeled) under
-    the request's protocol and map (or predict) the points: the one way every caller (the app,
-    its full-size path, `compare`, the tests) fits a method on a split.
+    """Fit a request's method on its split: the one way every caller fits a method on a split.
+
+    `request.spec` is built with its parameters, fitted on the split (mask True = labeled) under
+    the request's protocol and maps (or predicts) the points; every caller (the app, its
+    full-size path, `compare`, the tests) goes through here.
 
     - transductive: a transductive method is fitted on all points with y = -1 on the held-out
       ones; an inductive one is fitted on the labeled points (or on all points when it needs no
@@ -143,13 +177,42 @@ def fit_split(
     The features are first scaled by `request.preprocess` with a scaler fitted on the rows
     `metriclab.preprocess.scaler_fit_rows` names.
 
-    Hooks (none changes what is fitted, only how it is watched or where a part comes from):
-    `progress(done, total, message)` hears a classifier's stages: the fit, then each block of
-    predicted points when its `predict` reports them. `configure(estimator)` runs before the fit
-    (e.g. `set_params(record_iterates=True)` to watch a learner's iterations). `graph(estimator,
-    X)` gives the neighbourhood graph a method tagged "graph" is fitted on (its `fit(X, y,
-    graph=...)`; the app's full-size path passes a graph it keeps per data set), X being the
-    scaled features; only a transductive fit of such a method takes it.
+    Parameters
+    ----------
+    request : SplitRequest
+        The method, its parameters, the data, the split, the protocol and the scaling.
+    progress : callable, optional
+        ``progress(done, total, message)`` hears a classifier's stages: the fit, then each block
+        of predicted points when its `predict` reports them.
+    configure : callable, optional
+        ``configure(estimator)`` runs before the fit (e.g. ``set_params(record_iterates=True)``
+        to watch a learner's iterations).
+    graph : callable, optional
+        ``graph(estimator, X)`` gives the neighbourhood graph a method tagged "graph" is fitted
+        on (its ``fit(X, y, graph=...)``; the app's full-size path passes a graph it keeps per
+        data set), X being the scaled features; only a transductive fit of such a method takes
+        it. None of the hooks changes what is fitted.
+
+    Returns
+    -------
+    SplitFit
+        The fitted estimator, the embedding of the training and held-out points (or the
+        predictions of a classifier) and the fit's time.
+
+    See Also
+    --------
+    embedding_accuracy : The 1-NN accuracy of an embedding on a split.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import SplitRequest, fit_split, labeled_mask
+    >>> from metriclab.methods import REGISTRY
+    >>> iris = load("iris")
+    >>> mask = labeled_mask(iris.y, fraction=0.2, seed=0)
+    >>> fit = fit_split(SplitRequest.of(REGISTRY["le"], iris, mask, preprocess="standard"))
+    >>> fit.embedding().shape
+    (150, 2)
     """
     spec = request.spec
     mask = np.asarray(request.mask, dtype=bool)

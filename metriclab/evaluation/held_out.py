@@ -15,18 +15,20 @@ through its out-of-sample map, and any new point is placed with its nearest neig
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from metriclab.evaluation.fitting import fit_split, resolve_protocol
+from metriclab.evaluation.fitting import SplitRequest, fit_split, resolve_protocol
 from metriclab.evaluation.scoring import classifier_accuracy, parse_classifier
 from metriclab.evaluation.splitting import stratified_mask
 from metriclab.preprocess import make_scaler, scaler_fit_rows
 
 DEFAULT_TEST = 0.3  # the share of the points held out (`test=0.3` in a link)
+# the features are scaled here, on the points not held out, before `fit_split` sees them
+UNSCALED = {"preprocess": "none", "protocol": "auto"}
 N_NEW_NEIGHBOURS = 5  # neighbours listed for each new point
 
 
@@ -172,19 +174,13 @@ class HeldOutFit:
 
 
 def fit_held_out(
-    spec,
-    params: dict,
-    X,
-    y,
-    labeled=None,
+    request: SplitRequest,
     *,
     test: float = DEFAULT_TEST,
     seed: int = 0,
-    preprocess: str = "none",
-    image_shape=None,
     classifier: str = "1nn",
 ) -> HeldOutFit:
-    """Fit `spec` with `params` without a held-out share and map the held-out points.
+    """Fit a request's method without a held-out share and map the held-out points.
 
     The held-out points (`held_out_mask(y, test, labeled, seed)`) are kept out of the fit: a
     transductive method is fitted with `fit_split` on the other points (it sees the other
@@ -195,24 +191,15 @@ def fit_held_out(
 
     Parameters
     ----------
-    spec : MethodSpec
-        The method (`metriclab.methods.REGISTRY[...]`).
-    params : dict
-        Its parameters.
-    X : array-like of shape (n, d)
-        Raw features of all points.
-    y : array-like of shape (n,)
-        Classes of all points.
-    labeled : array-like of bool of shape (n,), optional
-        The labelled points; None: every point not held out is labelled.
+    request : SplitRequest
+        The method, its parameters, the data (raw features of all points and their classes), the
+        feature scaling (`preprocess`) and the image shape, as `fit_split` takes them; its
+        `mask` marks the labelled points (every point True: every point not held out is
+        labelled). Its protocol is the method's own.
     test : float
         Share of the points held out (0.3: `test=0.3` in a link).
     seed : int
         Seed of the held-out draw.
-    preprocess : str
-        Feature scaling ('none', 'standard', ...: `metriclab.preprocess`).
-    image_shape : tuple, optional
-        For image methods.
     classifier : str
         '1nn', 'knn:K' or 'nearest_mean'.
 
@@ -229,26 +216,29 @@ def fit_held_out(
     Examples
     --------
     >>> from metriclab.datasets import load
-    >>> from metriclab.evaluation import labeled_mask
+    >>> from metriclab.evaluation import SplitRequest, labeled_mask
     >>> from metriclab.evaluation.held_out import fit_held_out
     >>> from metriclab.methods import REGISTRY
     >>> ds = load("iris")
     >>> mask = labeled_mask(ds.y, fraction=0.2, seed=0)
-    >>> fit = fit_held_out(REGISTRY["nca"], {}, ds.X, ds.y, mask, test=0.3, seed=0)
+    >>> fit = fit_held_out(SplitRequest.of(REGISTRY["nca"], ds, mask), test=0.3, seed=0)
     >>> int(fit.held_out.sum()), fit.held_out_coordinates.shape
     (45, (45, 2))
     """
+    spec, preprocess = request.spec, request.preprocess
     reason = out_of_sample_reason(spec)
     if reason is not None:
         raise NoOutOfSampleMap(reason)
     parse_classifier(classifier)  # a clear ValueError before the fit
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
+    X = np.asarray(request.X, dtype=np.float64)
+    y = np.asarray(request.y)
     n = y.shape[0]
     if X.ndim != 2 or X.shape[0] != n:
         raise ValueError(f"X must be a 2-D array of {n} rows (one per label), got {X.shape}")
-    all_labeled = labeled is None
-    labeled = np.zeros(n, dtype=bool) if all_labeled else np.asarray(labeled, dtype=bool)
+    labeled = np.asarray(request.mask, dtype=bool)
+    all_labeled = bool(labeled.all())
+    if all_labeled:
+        labeled = np.zeros(n, dtype=bool)
     held = held_out_mask(y, test, labeled, seed)
     fitted = ~held
     if all_labeled:
@@ -265,15 +255,13 @@ def fit_held_out(
         scaler = scaler.fit(X[scaler_rows])
         X = np.asarray(scaler.transform(X), dtype=np.float64)
     if spec.transductive:  # fitted on the other points; the held-out ones through `transform`
-        split = fit_split(
-            spec, params, X[fitted], y[fitted], labeled_fit, "auto", image_shape=image_shape
-        )
+        split = fit_split(replace(request, X=X[fitted], y=y[fitted], mask=labeled_fit, **UNSCALED))
         Z_fit = split.embedding()
         Z_held = np.asarray(split.estimator.transform(X[held]))
         Z = np.empty((n, *Z_fit.shape[1:]), dtype=np.result_type(Z_fit, Z_held))
         Z[fitted], Z[held] = Z_fit, Z_held
     else:  # an inductive fit sees the labelled points only and maps every other one the same way
-        split = fit_split(spec, params, X, y, train, "auto", image_shape=image_shape)
+        split = fit_split(replace(request, X=X, y=y, mask=train, **UNSCALED))
         Z = split.embedding()
     transductive = held_accuracy = None
     if labeled.any():
