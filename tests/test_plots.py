@@ -383,3 +383,14 @@ def test_figure_titles_sit_under_the_toolbar_row():
     fig = plots.spectrum([1.0, 2.0], title="spectrum")
     assert fig.layout.title.yref == "container" and fig.layout.title.pad.t == plots.base.TOOLBAR_PX
     assert fig.layout.margin.t >= plots.base.TOOLBAR_PX + 20
+
+
+def test_a_dense_sets_compact_class_is_drawn_last_and_named_as_crowded():
+    rng = np.random.default_rng(5)
+    Z = np.r_[rng.normal(size=(3000, 2)), rng.normal(scale=0.005, size=(1000, 2))]
+    y = np.r_[np.arange(3000) % 2, np.full(1000, 2)]
+    fig = plots.embedding_scatter(Z, y, target_names=["a", "b", "tight"])
+    assert fig.data[-1].name == "tight"  # on top of the others
+    assert fig.data[-1].legendrank == 1002  # the legend stays in class order
+    found = plots.crowded_classes(Z, y, ["a", "b", "tight"], (-4, 4), (-4, 4))
+    assert [name for name, *_ in found] == ["tight"] and found[0][1] == 1000

@@ -67,8 +67,12 @@ def _scatter_traces(
     if dense:
         groups.reverse()  # the labelled points beneath the rest
     small = max(2, marker_size - 4)
+    order = list(range(len(names)))
+    if dense:  # the most compact classes last, on top: a tight patch is not buried by the others
+        order.sort(key=lambda c: -_spread(Z[y == c]))
     for is_labeled, sel in groups:
-        for c, name in enumerate(names):
+        for c in order:
+            name = names[c]
             idx = np.flatnonzero(sel & (y == c))
             suffix = " (labeled)" if is_labeled else ""
             hover = (
@@ -101,6 +105,7 @@ def _scatter_traces(
                     mode="markers",
                     name=f"{name} (labeled)" if is_labeled else name,
                     legendgroup=group,  # one legend entry per class toggles both traces
+                    legendrank=1000 + c,  # the legend in class order, whatever the drawing order
                     showlegend=not is_labeled
                     or (not dense and labeled_only_legend(sel, y, c, labeled)),
                     marker=dict(
@@ -114,6 +119,35 @@ def _scatter_traces(
                 )
             )
     return traces
+
+
+def _spread(points: np.ndarray) -> float:
+    """The area of a class's middle box (the 5th to 95th percentile along each axis)."""
+    if len(points) == 0:
+        return 0.0
+    lo, hi = np.percentile(points, [5, 95], axis=0)
+    return float(np.prod(np.maximum(hi - lo, 1e-12)))
+
+
+def crowded_classes(
+    Z: np.ndarray, y: np.ndarray, names: Sequence[str], x_range, y_range, share: float = 0.002
+) -> list[tuple[str, int, float, float]]:
+    """Classes whose middle 90 % (5th to 95th percentile on each axis) covers less than `share` of
+    the chart's area: (name, points, width, height), the most crowded first."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] < 2 or y_range is None:
+        return []
+    area = (x_range[1] - x_range[0]) * (y_range[1] - y_range[0])
+    out = []
+    for c, name in enumerate(names):
+        pts = Z[np.asarray(y) == c, :2]
+        if len(pts) < 2:
+            continue
+        lo, hi = np.percentile(pts, [5, 95], axis=0)
+        w, h = (hi - lo).tolist()
+        if w * h < share * area:
+            out.append((str(name), len(pts), w, h))
+    return sorted(out, key=lambda t: t[2] * t[3])
 
 
 EDGE_TRACE = "drawn at the chart's edge"
@@ -135,6 +169,7 @@ def edge_trace(
         mode="markers",
         name=f"{EDGE_TRACE} ({len(index)})",
         legendgroup="_edge",
+        legendrank=2001,
         marker=dict(
             color=[class_color(c) for c in y],
             size=12,
@@ -237,6 +272,7 @@ def labeled_key(marker_size: int = 7, dense: bool = False) -> dict:
         mode="markers",
         name="labeled points",
         legendgroup=LABELED_GROUP if dense else "_labeled_key",
+        legendrank=2000,  # after the classes
         marker=dict(
             color="white",
             size=marker_size + 5,

@@ -148,6 +148,26 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True):
     return fig, carried, moved
 
 
+def crowded_note(fig, Z: np.ndarray, ds) -> str:
+    """On a dense set, the classes packed into a tiny part of the chart, in numbers: a person
+    cannot see 7,000 points in a few pixels, so the note says where to zoom (drag a box)."""
+    if Z.shape[0] <= plots.embedding.DENSE_ABOVE or Z.shape[1] < 2:
+        return ""
+    layout = fig.layout
+    found = plots.crowded_classes(
+        Z, ds.y, [str(t) for t in ds.target_names], layout.xaxis.range, layout.yaxis.range
+    )
+    if not found:
+        return ""
+    parts = [f"{name}: {n:,} points within {w:.2g} × {h:.2g}" for name, n, w, h in found[:4]]
+    return (
+        "Packed into less than 0.2 % of the chart, drawn on top of the other classes: "
+        + "; ".join(parts)
+        + " (the middle 90 % of each class). Drag a box over them to zoom in; double-click to "
+        "zoom out."
+    )
+
+
 def carried_caption(carried, moved: np.ndarray, Z: np.ndarray, ds, zoomed: bool) -> str:
     """What the few points carrying a coordinate are, from the numbers: how many points hold how
     much of which axis, where the others lie, and which points the picture draws on its edge."""
@@ -261,6 +281,9 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
+        crowded = crowded_note(fig, st.session_state["_previous"][view_id], ds)
+        if crowded:
+            st.caption(crowded)
         if carried:
             Z = st.session_state["_previous"][view_id]
             st.info(carried_caption(carried, moved, Z, ds, zoom), icon=":material/open_in_full:")
