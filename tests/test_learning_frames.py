@@ -5,8 +5,9 @@ the browser beside the loss."""
 import numpy as np
 import pytest
 
-from metriclab import LMNN, NCA, KernelPCATrick, datasets, panel_plots, plots
+from metriclab import LMNN, NCA, KernelPCATrick, datasets, plots
 from metriclab.methods import REGISTRY
+from metriclab.plots import panels
 from metriclab.ui.embed.learning_frames import frame_indices, learning_frames, records_iterates
 from metriclab.ui.shared.compute import split_mask
 from tests.apptest_helpers import fit_request, split_ref, values
@@ -114,7 +115,7 @@ def test_learning_figure_plays_frames_beside_the_loss():
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 10)
     frames = [rng.normal(size=(20, 2)) for _ in range(4)]
-    fig = panel_plots.learning_figure(
+    fig = panels.learning_figure(
         frames, [4.0, 3.0, 2.5, 2.0], y, y == 0, ["a", "b"], iterations=[1, 2, 5, 9],
         curve=(list(range(1, 10)), list(np.linspace(4, 2, 9))),
     )  # fmt: skip
@@ -131,21 +132,21 @@ def test_learning_figure_plays_frames_beside_the_loss():
         first = frame["data"][2]  # class "a", labeled (y == 0 are all labeled)
         np.testing.assert_allclose(values(first["x"]), frames[k][y == 0, 0])
     with pytest.raises(ValueError):
-        panel_plots.learning_figure(frames, [1.0], y)
+        panels.learning_figure(frames, [1.0], y)
     with pytest.raises(ValueError):
-        panel_plots.learning_figure([], [], y)
-    strip = panel_plots.learning_figure([f[:, :1] for f in frames], [4, 3, 2, 1], y)
+        panels.learning_figure([], [], y)
+    strip = panels.learning_figure([f[:, :1] for f in frames], [4, 3, 2, 1], y)
     assert len(strip.frames) == 4  # one-column frames are drawn as strips
 
 
 def test_panel_figure_domains_stay_inside_the_figure():
     y = np.repeat([0, 1], 5)
     for scale in (1e-6, 1.0, 1e6):
-        panels = [
-            panel_plots.Panel(np.random.default_rng(s).normal(size=(10, 2)) * [scale, 1], str(s))
+        shown = [
+            panels.Panel(np.random.default_rng(s).normal(size=(10, 2)) * [scale, 1], str(s))
             for s in range(3)
         ]
-        spec = panel_plots.panel_figure(panels, y).to_plotly_json()["layout"]
+        spec = panels.panel_figure(shown, y).to_plotly_json()["layout"]
         domains = [spec[k]["domain"] for k in ("xaxis", "xaxis2", "xaxis3")]
         assert all(0 <= a < b <= 1 for a, b in domains)
         assert all(domains[i][1] <= domains[i + 1][0] for i in range(2))  # side by side

@@ -130,3 +130,16 @@ def test_markers_are_the_only_result_numbers_in_a_step():
                 )
     assert set(QUANTITIES) == {"accuracy", "baseline", "input"}
     assert isinstance(next(iter(lessons().values())), Lesson)
+
+
+def test_the_ionosphere_step_says_how_many_points_carry_its_coordinates():
+    """Step 8's sentence on the localised eigenvectors states the numbers the page's note
+    computes: how many points hold how much of each of the first two coordinates."""
+    at = open_step("tdl", 8)
+    note = " ".join(i.value for i in at.info)
+    found = re.findall(r"(\d+) point\(s\) carry (\d+\.\d)% of axis (\d)", note)
+    assert [(count, axis) for count, _, axis in found] == [("1", "1"), ("5", "2")], note
+    look = " ".join(lessons()["tdl"].steps[7].look.split())
+    (first, second) = found
+    assert f"{first[0]} point holds {first[1]} % of the first" in look
+    assert f"{second[0]} points hold {second[1]} % of the second" in look

@@ -127,3 +127,15 @@ def test_tdl_with_one_class_reports_why_instead_of_raising():
     labels[:3] = 0
     view = overlays.fit_on_labels(ds, labels, fit_request("two_moons", "tdl"), "graph")
     assert view.Z is None and "class" in view.error
+
+
+def test_neighbour_distances_are_told_apart():
+    from metriclab.ui.embed.overlays import distance_labels
+
+    assert distance_labels([1093.41, 1097.2, 1101.5, 1101.9]) == [
+        "1,093.4",
+        "1,097.2",
+        "1,101.5",
+        "1,101.9",
+    ]
+    assert distance_labels([0.5, 0.5, 0.7]) == ["0.5", "0.5", "0.7"]

@@ -241,9 +241,9 @@ def test_spectrum_is_the_validated_figure_built_fast():
         )  # fmt: skip
         slow.update_yaxes(title="eigenvalue")
         slow.update_layout(
-            title=title,
+            title=plots.titled(title) or None,  # under the toolbar row
             height=280,
-            margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+            margin=dict(l=40, r=20, t=plots.top_margin(title), b=40),
             legend=dict(itemsizing="constant"),
         )
         fast = plots.spectrum(ev, title=title, n_used=n_used)
@@ -290,3 +290,107 @@ def test_paper_vs_ours_puts_both_numbers_side_by_side():
     fig = plots.paper_vs_ours(table)
     assert [t.name for t in fig.data] == ["paper", "ours"]
     assert fig.data[0].y[0] == 5.0 and fig.data[1].y[0] == 4.0
+
+
+# issue 36: every picture tells the truth ------------------------------------------------------------
+
+
+def test_a_coordinate_held_by_a_few_points_is_found_and_a_cloud_has_none():
+    rng = np.random.default_rng(0)
+    assert plots.coordinate_carriers(rng.normal(size=(500, 2))) == []
+    assert (
+        plots.coordinate_carriers(np.r_[rng.normal(size=(250, 2)), rng.normal(size=(250, 2)) + 9])
+        == []
+    )
+    Z = rng.normal(scale=1e-3, size=(300, 2))  # a localised eigenvector: the rest is tiny
+    Z[7, 0], Z[11, 1], Z[12, 1] = 40.0, -9.0, 6.0
+    found = {c.axis: c for c in plots.coordinate_carriers(Z)}
+    assert list(found[0].index) == [7] and found[0].share > 0.99
+    assert set(found[1].index) == {11, 12}
+    # an ordinary point is never named, however small the spread of the rest
+    assert not {int(i) for c in found.values() for i in c.index} - {7, 11, 12}
+    lo, hi = plots.bulk_range(Z, list(found.values()), 0)
+    assert lo < Z[found[0].rest, 0].min() and hi > Z[found[0].rest, 0].max() and hi < 1
+
+
+def test_points_drawn_on_the_edge_are_their_own_trace_with_their_count():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(40, 2))
+    y = np.arange(40) % 2
+    edge = np.zeros(40, bool)
+    edge[[3, 8]] = True
+    fig = plots.embedding_scatter(Z, y, at_edge=edge, true_coords=Z * 10)
+    (marked,) = [t for t in fig.data if t.name.startswith("drawn at the chart's edge")]
+    assert marked.name.endswith("(2)") and len(marked.x) == 2
+    assert sum(len(t.x) for t in fig.data if t is not marked) == 38  # not drawn twice
+
+
+def test_a_dense_sets_labelled_points_lie_beneath_small_and_in_one_legend_group():
+    rng = np.random.default_rng(2)
+    n = 3000
+    labeled = np.zeros(n, bool)
+    labeled[::10] = True
+    fig = plots.embedding_scatter(rng.normal(size=(n, 2)), np.arange(n) % 3, labeled)
+    names = [t.name for t in fig.data]
+    first_unlabelled = min(i for i, name in enumerate(names) if "labeled" not in name)
+    assert all("(labeled)" in name for name in names[:first_unlabelled])
+    groups = {t.legendgroup for t in fig.data if "labeled" in t.name}
+    assert len(groups) == 1
+    sizes = {("(labeled)" in t.name): t.marker.size for t in fig.data if t.name != "labeled points"}
+    assert sizes[True] <= sizes[False] + 1
+
+
+def test_each_scrub_frame_is_framed_on_its_unlabelled_points_and_says_its_scale():
+    rng = np.random.default_rng(3)
+    labeled = np.zeros(60, bool)
+    labeled[:6] = True
+    wide = rng.normal(size=(60, 2))
+    crowded = wide.copy()
+    crowded[~labeled] *= 1e-4  # the unlabeled points on one spot, the labeled ones spread
+    fig = plots.embedding_animation([wide, crowded], ["a", "b"], np.arange(60) % 2, labeled)
+    for frame in fig.frames:
+        lo, hi = frame.layout.xaxis.range
+        xs = np.concatenate(
+            [
+                np.asarray(t.x)
+                for t in frame.data
+                if "labeled" not in t.name and "edge" not in t.name
+            ]
+        )
+        assert np.ptp(xs) > 0.5 * (hi - lo)
+        assert "axis 1 from" in frame.layout.title.text
+
+
+def test_the_window_map_marks_settings_and_names_its_grid():
+    fig = plots.window_map(
+        [1.0, 16.0], [0.25, 1.0], np.zeros((2, 2)), 0.0,
+        marks=[("the paper's setting", 0.25, 16.0, "star")],
+    )  # fmt: skip
+    names = [t.name for t in fig.data]
+    assert "grid values" in names
+    (paper,) = [t for t in fig.data if (t.name or "").startswith("the paper's setting")]
+    assert (list(paper.x), list(paper.y)) == ([0.25], [16.0])
+
+
+def test_image_grid_captions_are_level_and_readable():
+    fig = plots.image_grid(
+        np.random.default_rng(0).random((6, 4)), (2, 2), list("abcdef"), n_cols=6
+    )
+    assert fig.layout.xaxis.tickangle == 0 and fig.layout.xaxis.tickfont.size >= 12
+
+
+def test_figure_titles_sit_under_the_toolbar_row():
+    fig = plots.spectrum([1.0, 2.0], title="spectrum")
+    assert fig.layout.title.yref == "container" and fig.layout.title.pad.t == plots.base.TOOLBAR_PX
+    assert fig.layout.margin.t >= plots.base.TOOLBAR_PX + 20
+
+
+def test_a_dense_sets_compact_class_is_drawn_last_and_named_as_crowded():
+    rng = np.random.default_rng(5)
+    Z = np.r_[rng.normal(size=(3000, 2)), rng.normal(scale=0.005, size=(1000, 2))]
+    y = np.r_[np.arange(3000) % 2, np.full(1000, 2)]
+    fig = plots.embedding_scatter(Z, y, target_names=["a", "b", "tight"])
+    assert fig.data[-1].name == "tight"  # on top of the others
+    assert fig.data[-1].legendrank == 1002  # the legend stays in class order
+    found = plots.crowded_classes(Z, y, ["a", "b", "tight"], (-4, 4), (-4, 4))
+    assert [name for name, *_ in found] == ["tight"] and found[0][1] == 1000

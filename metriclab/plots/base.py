@@ -3,6 +3,8 @@ embedding geometry for display (normalisation, Procrustes alignment, fixed axis 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 from scipy.linalg import orthogonal_procrustes
@@ -25,12 +27,28 @@ def class_color(c: int) -> str:
     return PALETTE[int(c) % len(PALETTE)]
 
 
+TOOLBAR_PX = 40  # the chart toolbar's row at the top of a figure (shown on hover), and a gap
+
+
+def titled(text: str | None) -> dict:
+    """A figure title in its own row under the toolbar's, so that the toolbar shown on hover
+    never covers it (plotly puts the toolbar in the figure's top right corner)."""
+    if not text:
+        return {}
+    return dict(text=text, yref="container", y=1, yanchor="top", pad=dict(t=TOOLBAR_PX))
+
+
+def top_margin(title: str | None, lines: int = 1) -> int:
+    """The top margin that holds the toolbar's row and `lines` lines of title."""
+    return TOOLBAR_PX + 30 * lines + 6 if title else 10
+
+
 def _layout(fig: go.Figure, title: str | None, height: int = 420) -> go.Figure:
     # No template: Streamlit themes the chart, and applying a plotly template costs ~40 ms a figure.
     fig.update_layout(
-        title=title,
+        title=titled(title),
         height=height,
-        margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+        margin=dict(l=40, r=20, t=top_margin(title), b=40),
         legend=dict(itemsizing="constant"),
     )
     return fig
@@ -95,3 +113,81 @@ def merge_ranges(old: tuple[float, float] | None, new: tuple[float, float]) -> t
     if old is None:
         return tuple(new)
     return (min(old[0], new[0]), max(old[1], new[1]))
+
+
+# Coordinates carried by a few points (localised eigenvectors)
+# --------------------------------------------------------------------------------------------------
+
+CARRIED_SHARE = 0.9  # a coordinate is carried by the fewest points that hold this share of it...
+FEW_POINTS = 0.05  # ...when they are at most this share of the points (at least one point)
+
+
+@dataclass(frozen=True)
+class Carried:
+    """One coordinate of an embedding whose squared spread about the median sits on a few points
+    (a localised eigenvector): those points, largest first, and the share of it they hold."""
+
+    axis: int
+    index: np.ndarray
+    share: float
+    n_points: int  # of the whole embedding
+
+    @property
+    def rest(self) -> np.ndarray:
+        """Whether each point is one of the others (the bulk of this coordinate)."""
+        keep = np.ones(self.n_points, dtype=bool)
+        keep[self.index] = False
+        return keep
+
+
+def coordinate_carriers(
+    Z: np.ndarray, share: float = CARRIED_SHARE, few: float = FEW_POINTS, rounds: int = 4
+) -> list[Carried]:
+    """The coordinates of `Z` carried by a few points: along each axis the fewest points holding
+    `share` of the squared spread about the median, when they are at most `few` of all points
+    (repeated on the others up to `rounds` times, so that a second tier of such points is found
+    too). A coordinate spread over its points (a cloud, a curve, clusters) has none: its squared
+    spread needs most of the points. Unlike a distance rule in robust spreads, an ordinary point is
+    never called out when the spread of the rest is tiny, because a point is named only for the
+    share of the coordinate it holds."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim == 1:
+        Z = Z[:, None]
+    n = Z.shape[0]
+    found = []
+    if n < 10:
+        return found
+    limit = max(1, int(few * n))
+    for axis in range(Z.shape[1]):
+        z = Z[:, axis]
+        total = float(np.sum((z - np.median(z)) ** 2))
+        if not total > 0:
+            continue
+        rest = np.arange(n)
+        carried: list[int] = []
+        for _ in range(rounds):
+            d2 = (z[rest] - np.median(z[rest])) ** 2
+            energy = d2.sum()
+            if not energy > 0:
+                break
+            order = np.argsort(-d2, kind="stable")
+            m = int(np.searchsorted(np.cumsum(d2[order]) / energy, share)) + 1
+            if len(carried) + m > limit:
+                break
+            carried += rest[order[:m]].tolist()
+            rest = np.setdiff1d(rest, rest[order[:m]])
+        if carried:
+            index = np.asarray(carried)
+            held = float(np.sum((z[index] - np.median(z)) ** 2) / total)
+            found.append(Carried(axis, index, held, n))
+    return found
+
+
+def bulk_range(Z: np.ndarray, carried: list[Carried], axis: int) -> tuple[float, float]:
+    """The padded range of the points that do not carry coordinate `axis` (all of them when none
+    does): the view that shows the bulk."""
+    z = np.asarray(Z, dtype=np.float64)[:, axis]
+    for c in carried:
+        if c.axis == axis:
+            return padded_range(z[c.rest])
+    return padded_range(z)

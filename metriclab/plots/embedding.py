@@ -14,6 +14,8 @@ from metriclab.plots.base import (
     class_color,
     normalize_embedding,
     padded_range,
+    titled,
+    top_margin,
 )
 
 # Scatter plots
@@ -34,6 +36,8 @@ def labeled_only_legend(sel: np.ndarray, y: np.ndarray, c: int, labeled) -> bool
 
 
 WEBGL_ABOVE = 5000  # points: drawn with WebGL (scattergl), hover data kept to the index
+DENSE_ABOVE = 2000  # points: the labelled ones drawn small and beneath, the rest translucent
+LABELED_GROUP = "_labeled"  # dense sets: one legend entry shows or hides every labelled point
 
 
 def _scatter_traces(
@@ -43,11 +47,16 @@ def _scatter_traces(
     names: list[str],
     marker_size: int,
     index: np.ndarray | None = None,
+    dense: bool | None = None,
 ) -> list[dict]:
     """One trace per class of unlabeled points and one per class of labeled points (WebGL past
-    WEBGL_ABOVE points, where the per-point hover data is the index alone)."""
+    WEBGL_ABOVE points, where the per-point hover data is the index alone). A dense set (past
+    DENSE_ABOVE points, or `dense`) draws its labelled points first, as small diamonds beneath the
+    others, in one legend group (the "labeled points" entry hides them all), and the unlabelled
+    points translucent, so that a crowded region shows how crowded it is."""
     n = Z.shape[0]
     webgl = n > WEBGL_ABOVE
+    dense = n > DENSE_ABOVE if dense is None else dense
     index = np.arange(n) if index is None else np.asarray(index)
     x = Z[:, 0]
     yy = Z[:, 1] if Z.shape[1] > 1 else np.zeros(n)
@@ -55,8 +64,15 @@ def _scatter_traces(
     groups = [(False, np.ones(n, bool) if labeled is None else ~labeled)]
     if labeled is not None:
         groups.append((True, labeled))
+    if dense:
+        groups.reverse()  # the labelled points beneath the rest
+    small = max(2, marker_size - 4)
+    order = list(range(len(names)))
+    if dense:  # the most compact classes last, on top: a tight patch is not buried by the others
+        order.sort(key=lambda c: -_spread(Z[y == c]))
     for is_labeled, sel in groups:
-        for c, name in enumerate(names):
+        for c in order:
+            name = names[c]
             idx = np.flatnonzero(sel & (y == c))
             suffix = " (labeled)" if is_labeled else ""
             hover = (
@@ -72,12 +88,15 @@ def _scatter_traces(
                     + "<extra></extra>",
                 )
             )
-            # WebGL: many points, so small dots and labelled diamonds that do not cover them
-            size = (
-                (marker_size - 5 if is_labeled else max(2, marker_size - 4))
-                if webgl
-                else marker_size
-            )
+            if dense:
+                size = small + 1 if is_labeled else small
+                outline = 0.5 if is_labeled else 0
+                opacity = 0.9 if is_labeled else (0.35 if webgl else 0.5)
+            else:
+                size = marker_size + 5 if is_labeled else marker_size
+                outline = 1.5 if is_labeled else 0
+                opacity = 1.0 if is_labeled else 0.75
+            group = LABELED_GROUP if dense and is_labeled else name
             traces.append(
                 dict(
                     type="scattergl" if webgl else "scatter",
@@ -85,21 +104,82 @@ def _scatter_traces(
                     y=yy[idx],
                     mode="markers",
                     name=f"{name} (labeled)" if is_labeled else name,
-                    legendgroup=name,  # one legend entry per class toggles both traces
-                    showlegend=not is_labeled or labeled_only_legend(sel, y, c, labeled),
+                    legendgroup=group,  # one legend entry per class toggles both traces
+                    legendrank=1000 + c,  # the legend in class order, whatever the drawing order
+                    showlegend=not is_labeled
+                    or (not dense and labeled_only_legend(sel, y, c, labeled)),
                     marker=dict(
                         color=class_color(c),
-                        size=size + 5 if is_labeled else size,
+                        size=size,
                         symbol="diamond" if is_labeled else "circle",
-                        line=dict(
-                            width=(0.5 if webgl else 1.5) if is_labeled else 0, color="black"
-                        ),
-                        opacity=1.0 if is_labeled else 0.75,
+                        line=dict(width=outline, color="black"),
+                        opacity=opacity,
                     ),
                     **hover,
                 )
             )
     return traces
+
+
+def _spread(points: np.ndarray) -> float:
+    """The area of a class's middle box (the 5th to 95th percentile along each axis)."""
+    if len(points) == 0:
+        return 0.0
+    lo, hi = np.percentile(points, [5, 95], axis=0)
+    return float(np.prod(np.maximum(hi - lo, 1e-12)))
+
+
+def crowded_classes(
+    Z: np.ndarray, y: np.ndarray, names: Sequence[str], x_range, y_range, share: float = 0.002
+) -> list[tuple[str, int, float, float]]:
+    """Classes whose middle 90 % (5th to 95th percentile on each axis) covers less than `share` of
+    the chart's area: (name, points, width, height), the most crowded first."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] < 2 or y_range is None:
+        return []
+    area = (x_range[1] - x_range[0]) * (y_range[1] - y_range[0])
+    out = []
+    for c, name in enumerate(names):
+        pts = Z[np.asarray(y) == c, :2]
+        if len(pts) < 2:
+            continue
+        lo, hi = np.percentile(pts, [5, 95], axis=0)
+        w, h = (hi - lo).tolist()
+        if w * h < share * area:
+            out.append((str(name), len(pts), w, h))
+    return sorted(out, key=lambda t: t[2] * t[3])
+
+
+EDGE_TRACE = "drawn at the chart's edge"
+
+
+def edge_trace(
+    shown: np.ndarray, true: np.ndarray, y: np.ndarray, index: np.ndarray, names: list[str]
+) -> dict:
+    """The points drawn away from their place (on the chart's edge, `shown`) as their own trace:
+    open triangles in their class colour, named with their count, the hover giving where each
+    really lies (`true`)."""
+    true = np.asarray(true, dtype=np.float64)
+    true = true if true.ndim == 2 else true[:, None]
+    where = ["(" + ", ".join(f"{v:.3g}" for v in row) + ")" for row in true]
+    return dict(
+        type="scatter",
+        x=shown[:, 0],
+        y=shown[:, 1] if shown.shape[1] > 1 else np.zeros(len(index)),
+        mode="markers",
+        name=f"{EDGE_TRACE} ({len(index)})",
+        legendgroup="_edge",
+        legendrank=2001,
+        marker=dict(
+            color=[class_color(c) for c in y],
+            size=12,
+            symbol="triangle-up-open",
+            line=dict(width=2),
+        ),
+        customdata=[[int(i), names[c], w] for i, c, w in zip(index, y, where, strict=True)],
+        hovertemplate="index %{customdata[0]}<br>%{customdata[1]}<br>drawn on the edge; it lies "
+        "at %{customdata[2]}<extra></extra>",
+    )
 
 
 def embedding_scatter(
@@ -113,9 +193,13 @@ def embedding_scatter(
     axis_titles: tuple[str, str] = ("dimension 1", "dimension 2"),
     marker_size: int = 7,
     index: np.ndarray | None = None,
+    at_edge: np.ndarray | None = None,
+    true_coords: np.ndarray | None = None,
 ) -> go.Figure:
     """2-D scatter of an embedding (first two columns), or a 1-D strip plot when Z has one column:
-    colours by class, labeled points as outlined diamonds, hover with index and label."""
+    colours by class, labeled points as outlined diamonds, hover with index and label. The points
+    of `at_edge` (a mask) are drawn away from their place, on the chart's edge: they leave the
+    class traces for one trace of their own (`edge_trace`) whose hover gives `true_coords`."""
     Z = np.asarray(Z, dtype=np.float64)
     if Z.ndim == 1:
         Z = Z[:, None]
@@ -144,33 +228,51 @@ def embedding_scatter(
         xaxis=xaxis,
         yaxis=yaxis,
         height=300 if one_d else 460,
-        margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+        margin=dict(l=40, r=20, t=top_margin(title), b=40),
         legend=dict(itemsizing="constant"),
         uirevision="embedding",  # keep zoom/legend state while the data changes
     )
     if not one_d:  # equal scales: distances in the picture are the embedding's distances
         yaxis.update(scaleanchor="x", scaleratio=1)
     if title:
-        layout["title"] = dict(text=title)
+        layout["title"] = titled(title)
     if Z.shape[0] > WEBGL_ABOVE:
         # a drag draws a zoom box (one redraw at release) instead of panning, which redraws every
         # point on every mouse move: 250 ms a frame at 70,000 points where WebGL is software-drawn
         layout["dragmode"] = "zoom"
-    traces = _scatter_traces(Z, y, labeled, names, marker_size, index)
+    n = Z.shape[0]
+    index = np.arange(n) if index is None else np.asarray(index)
+    edge = np.zeros(n, dtype=bool) if at_edge is None else np.asarray(at_edge, dtype=bool)
+    keep = ~edge
+    dense = n > DENSE_ABOVE
+    traces = _scatter_traces(
+        Z[keep],
+        y[keep],
+        None if labeled is None else np.asarray(labeled)[keep],
+        names,
+        marker_size,
+        index[keep],
+        dense=dense,
+    )
     if labeled is not None and np.any(labeled):
-        traces.append(labeled_key(marker_size))
+        traces.append(labeled_key(marker_size, dense))
+    if edge.any():
+        true = Z if true_coords is None else np.asarray(true_coords, dtype=np.float64)
+        traces.append(edge_trace(Z[edge], true[edge], y[edge], index[edge], names))
     return _fast_figure(traces, layout)
 
 
-def labeled_key(marker_size: int = 7) -> dict:
-    """A legend-only entry saying what the outlined diamonds are."""
+def labeled_key(marker_size: int = 7, dense: bool = False) -> dict:
+    """A legend-only entry saying what the outlined diamonds are; on a dense set it heads their
+    legend group, so that a click on it hides or shows every labelled point."""
     return dict(
         type="scatter",
         x=[None],
         y=[None],
         mode="markers",
         name="labeled points",
-        legendgroup="_labeled_key",
+        legendgroup=LABELED_GROUP if dense else "_labeled_key",
+        legendrank=2000,  # after the classes
         marker=dict(
             color="white",
             size=marker_size + 5,
@@ -190,36 +292,82 @@ def embedding_animation(
     title: str | None = None,
     slider_prefix: str = "",
     active: int = 0,
+    frame_on: np.ndarray | None = None,
 ) -> go.Figure:
     """Embeddings over a parameter grid as plotly animation frames with a slider: scrubbing is done
-    in the browser with no server round trip. Frames are drawn on one fixed pair of axes; the
-    figure opens on frame `active`."""
+    in the browser with no server round trip; the figure opens on frame `active`.
+
+    With `frame_on` (a mask; by default the unlabeled points where some are labeled: the points a
+    1-NN accuracy is computed on) every frame has its own axes, framed on those points, and says
+    its scale in its title; a point outside that frame is drawn on its edge in a trace of its own
+    (`edge_trace`). Without it (no labels) all frames share one fixed pair of axes."""
     if len(frames) == 0:
         raise ValueError("no frames to animate")
     frames = [normalize_embedding(Z) for Z in frames]
     for i in range(1, len(frames)):
         frames[i] = align_to(frames[i], frames[i - 1])
-    stacked = np.concatenate(frames)
-    x_range = padded_range(stacked[:, 0])
-    y_range = padded_range(stacked[:, 1]) if stacked.shape[1] > 1 else None
     if not 0 <= active < len(frames):
         raise ValueError(f"active frame {active} out of range 0..{len(frames) - 1}")
-    fig = embedding_scatter(
-        frames[active], y, labeled, target_names, title, x_range=x_range, y_range=y_range
-    )
-    names = _class_names(np.asarray(y), target_names)
+    y = np.asarray(y)
+    if frame_on is None and labeled is not None and np.any(labeled) and not np.all(labeled):
+        frame_on = ~np.asarray(labeled, dtype=bool)
+    names = _class_names(y, target_names)
+    one_d = frames[0].shape[1] == 1
+    jitter = np.random.default_rng(0).uniform(-0.15, 0.15, frames[0].shape[0])
+    stacked = np.concatenate(frames)
+    fixed = [padded_range(stacked[:, a]) for a in range(stacked.shape[1])]
     plotly_frames = []
     for Z, label in zip(frames, frame_labels, strict=True):
-        if Z.shape[1] == 1:
-            jitter = np.random.default_rng(0).uniform(-0.15, 0.15, Z.shape[0])
-            Z = np.column_stack([Z[:, 0], np.asarray(y) + jitter])
-        traces = _scatter_traces(Z, np.asarray(y), labeled, names, 7)
+        ranges = fixed if frame_on is None else [padded_range(z[frame_on]) for z in Z.T]
+        shown = Z.copy()
+        for a, (lo, hi) in enumerate(ranges):
+            shown[:, a] = np.clip(Z[:, a], lo, hi)
+        moved = np.any(shown != Z, axis=1)
+        drawn = np.column_stack([shown[:, 0], y + jitter]) if one_d else shown
+        keep = ~moved
+        traces = _scatter_traces(
+            drawn[keep],
+            y[keep],
+            None if labeled is None else np.asarray(labeled)[keep],
+            names,
+            7,
+            np.flatnonzero(keep),
+        )
         if labeled is not None and np.any(labeled):
             traces.append(labeled_key(7))
-        plotly_frames.append(dict(data=traces, name=str(label)))
+        layout = dict(xaxis=dict(range=list(ranges[0])))
+        if not one_d:
+            layout["yaxis"] = dict(range=list(ranges[1]))
+        if frame_on is not None:
+            traces.append(
+                edge_trace(drawn[moved], Z[moved], y[moved], np.flatnonzero(moved), names)
+            )
+            scale = "; ".join(
+                f"axis {a + 1} from {lo:.3g} to {hi:.3g}" for a, (lo, hi) in enumerate(ranges)
+            )
+            layout["title"] = titled(
+                f"{title or ''}<br><sub>{label}: framed on the {int(frame_on.sum())} "
+                f"unlabeled points, {scale}; {int(moved.sum())} other point(s) on the edge</sub>"
+            )
+        plotly_frames.append(dict(data=traces, name=str(label), layout=layout))
+    first = plotly_frames[active]["layout"]
+    fig = embedding_scatter(
+        frames[active],
+        y,
+        labeled,
+        target_names,
+        title,
+        x_range=first["xaxis"]["range"],
+        y_range=None if one_d else first["yaxis"]["range"],
+    )
     layout = fig.to_dict()["layout"]
+    if "title" in first:
+        layout["title"] = first["title"]
+        layout["margin"] = {**layout.get("margin", {}), "t": top_margin(title, lines=2)}
     fig = _fast_figure(plotly_frames[active]["data"], layout, plotly_frames)
-    sliders, updatemenus = animation_controls(frame_labels, active, slider_prefix, 300, True)
+    sliders, updatemenus = animation_controls(
+        frame_labels, active, slider_prefix, 300, True, redraw=frame_on is not None
+    )
     fig.update_layout(
         sliders=sliders,
         updatemenus=updatemenus,
@@ -235,10 +383,12 @@ def animation_controls(
     play_ms: int = 300,
     from_current: bool = True,
     slider: dict | None = None,
+    redraw: bool = False,
 ) -> tuple[list[dict], list[dict]]:
     """The layout's `sliders` and `updatemenus` of an animation: a slider with one step per frame
     (moving it shows the frame at once, in the browser) and a play button to its left (from the
-    current frame, or from the first). `slider` adds keys to the slider's dict."""
+    current frame, or from the first). `slider` adds keys to the slider's dict; `redraw` draws each
+    frame anew (frames that change their axes or title need it)."""
     steps = [
         dict(
             method="animate",
@@ -247,14 +397,14 @@ def animation_controls(
                 [str(label)],
                 dict(
                     mode="immediate",
-                    frame=dict(duration=0, redraw=False),
+                    frame=dict(duration=0, redraw=redraw),
                     transition=dict(duration=0),
                 ),
             ],
         )
         for label in frame_labels
     ]
-    play = dict(frame=dict(duration=play_ms, redraw=False))
+    play = dict(frame=dict(duration=play_ms, redraw=redraw))
     if from_current:
         play["fromcurrent"] = True
     sliders = [

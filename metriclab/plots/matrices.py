@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metriclab.plots.base import _fast_figure, _layout
+from metriclab.plots.base import _fast_figure, _layout, titled, top_margin
 
 # Spectra, matrices, curves
 # --------------------------------------------------------------------------------------------------
@@ -28,9 +28,9 @@ def spectrum(
         ),
         yaxis=dict(title=dict(text="eigenvalue")),
         height=280,
-        margin=dict(l=40, r=20, t=40 if title else 10, b=40),
+        margin=dict(l=40, r=20, t=top_margin(title), b=40),
         legend=dict(itemsizing="constant"),
-        title=dict(text=title) if title else {},
+        title=titled(title),
     )
     return _fast_figure([bar], layout)  # the live Embed view redraws it on every slider move
 

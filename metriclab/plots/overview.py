@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metriclab.plots.base import _layout, class_color
+from metriclab.plots.base import _layout, class_color, top_margin
 
 # Data overview
 # --------------------------------------------------------------------------------------------------
@@ -36,10 +36,12 @@ def image_grid(
     title: str | None = None,
     signed: bool = False,
     row_height: int = 70,
+    font_size: int = 12,
 ) -> go.Figure:
     """Images (rows of `images`, each reshaped to `image_shape`) tiled into one grey-scale heat map;
     `signed` images (tangent vectors) are scaled symmetrically and drawn red/blue. `row_height`
-    (pixels per row of images) sets the size: larger leaves room for longer titles."""
+    (pixels per row of images) sets the size: larger leaves room for longer titles, which are
+    written level (never turned) in `font_size` px."""
     images = np.asarray(images, dtype=np.float64)
     h, w = image_shape
     n = images.shape[0]
@@ -81,7 +83,8 @@ def image_grid(
             side="top",
             tickvals=[c * (w + gap) + w / 2 - 0.5 for c in range(n)],
             ticktext=[str(t) for t in titles[:n]],
-            tickfont=dict(size=10),
+            tickfont=dict(size=font_size),
+            tickangle=0,  # level: a turned caption runs into the titles above it
             showgrid=False,
             showline=False,
             zeroline=False,
@@ -97,11 +100,13 @@ def image_grid(
                 text=str(text),
                 showarrow=False,
                 yshift=8,
-                font=dict(size=10),
+                font=dict(size=font_size),
             )
-    fig = _layout(fig, title, height=max(160, row_height * n_rows + 40 + 14 * lines))
+    line = font_size + 4  # px per line of a title
+    head = top_margin(title) if title else 6  # the toolbar's row and the figure title
+    fig = _layout(fig, title, height=max(160, row_height * n_rows + head + line * lines))
     if titles is not None and n_rows == 1:  # the figure title above the tick-label titles
-        fig.update_layout(margin=dict(t=(34 if title else 6) + 14 * lines, b=10))
+        fig.update_layout(margin=dict(t=head + line * lines, b=10))
         if title:
             fig.update_layout(title=dict(text=title, yref="container", y=1, yanchor="top"))
     return fig

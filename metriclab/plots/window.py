@@ -52,11 +52,13 @@ def window_map(
     row_log: bool = True,
     col_log: bool = True,
     baseline_name: str = "baseline",
+    marks: Sequence[tuple[str, float, float, str]] = (),
 ) -> go.Figure:
     """The method's accuracy minus its baseline's over a (row × column parameter) grid, on a
     diverging scale centred at 0 (blue: the method wins), cells placed at their true values on
     log (or linear) axes, and a black line along the sides of the cells where it wins.
-    `baseline_accuracy` is one number or a grid of the same shape."""
+    `baseline_accuracy` is one number or a grid of the same shape. `marks` are settings drawn
+    over the map, each (name, column value, row value, marker symbol): the paper's, the view's."""
     A = np.asarray(accuracy, dtype=np.float64)
     if A.shape != (len(row_values), len(col_values)):
         raise ValueError(
@@ -105,10 +107,30 @@ def window_map(
             y=np.repeat(np.asarray(row_values, float)[:, None], len(col_values), 1).ravel(),
             mode="markers",
             marker=dict(size=3, color="rgba(0,0,0,0.35)"),
+            name="grid values",
             hoverinfo="skip",
             showlegend=False,
         )
     )
+    for name, col_value, row_value, symbol in marks:
+        fig.add_trace(
+            go.Scatter(
+                x=[float(col_value)],
+                y=[float(row_value)],
+                mode="markers",
+                marker=dict(
+                    size=18 if symbol == "star" else 24,
+                    symbol=symbol,
+                    color="#ffd700" if symbol == "star" else "black",
+                    line=dict(width=2 if symbol != "star" else 1.5, color="black"),
+                ),
+                name=f"{name}: {row_name} = {row_value:g}, {col_name} = {col_value:g}",
+                hovertemplate=f"{name}<br>{row_name}=%{{y:.3g}}<br>{col_name}=%{{x:.3g}}"
+                "<extra></extra>",
+            )
+        )
+    if marks:  # their legend under the map, clear of the colour bar
+        fig.update_layout(legend=dict(orientation="h", y=-0.3, x=0))
     fig.update_xaxes(
         title=col_name + (" (log scale)" if col_log else ""),
         type="log" if col_log else "linear",
@@ -123,4 +145,4 @@ def window_map(
         if row_log
         else [y_edges[0], y_edges[-1]],
     )
-    return _layout(fig, title, height=440)
+    return _layout(fig, title, height=500 if marks else 440)

@@ -23,8 +23,12 @@ TWO_MOONS_TDL = (
     "ds=harder_moons&method=tdl&lab=per_class&per=5&p.tdl.lam=16&p.tdl.width=0.25"
     "&p.tdl.n_neighbors=10&p.tdl.k=5&p.tdl.laplacian=symmetric"
 )
+IONOSPHERE_TDL = (
+    "ds=ionosphere&method=tdl&lab=fraction&frac=0.1&pp=minmax&p.tdl.n_components=10"
+    "&p.tdl.lam=1024&p.tdl.width=0.25&p.tdl.n_neighbors=10&p.tdl.k=5&p.tdl.laplacian=unnormalized"
+)
 # (file name, URL path and query, (role, name) of elements to click first — role "text": an
-# expander's summary — viewport height)
+# expander's summary; role "chart": bring the first chart into view — viewport height[, width])
 SHOTS = [
     ("embed.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=2", [], 1100),
     ("embed-window.png", f"/embed?{TWO_MOONS_TDL}&p.tdl.n_components=1&mode=window&grid=7", [("button", "Compute window map")], 1100),
@@ -44,7 +48,10 @@ SHOTS = [
     ("reproduce.png", "/reproduce?show=tables&exp=tdl-uci", [("tab", "Fast run (live)"), ("button", "Run fast version")], 1300),
     ("claims.png", "/reproduce?paper=tdl", [], 1300),
     ("lesson.png", "/lessons?lesson=tdl&step=3", [], 1100),
-    ("embed-mnist.png", "/embed?ds=mnist&method=tdl", [], 1100),
+    # a lecture's screen (issue 36): 1280×800
+    ("present-lesson.png", "/lessons?lesson=tdl&step=2&present=1", [], 800, 1280),
+    ("embed-ionosphere.png", f"/embed?{IONOSPHERE_TDL}", [("chart", "")], 800, 1280),
+    ("embed-mnist.png", "/embed?ds=mnist&method=tdl", [("chart", "")], 800, 1280),
 ]  # fmt: skip
 
 
@@ -63,16 +70,24 @@ def take(out: Path, only: set[str] | None = None) -> list[Path]:
             browser = p.chromium.launch(
                 executable_path=executable, headless=True, args=CHROMIUM_ARGS
             )
-            for name, path, clicks, height in SHOTS:
+            for name, path, clicks, height, *width in SHOTS:
                 if only and name not in only:
                     continue
-                context = browser.new_context(viewport={"width": 1400, "height": height})
+                size = {"width": width[0] if width else 1400, "height": height}
+                context = browser.new_context(viewport=size)
                 page = context.new_page()
                 page.set_default_timeout(300_000)
                 page.goto(base + path)
-                page.wait_for_selector("h1")
+                page.wait_for_selector("h1", state="attached")  # hidden in presentation mode
                 wait_idle(page, settle_ms=1000)
                 for role, label in clicks:
+                    if role == "chart":  # the first chart in view, as a person scrolls to it
+                        page.wait_for_selector(".js-plotly-plot")
+                        page.locator(".js-plotly-plot").first.evaluate(
+                            "e => e.scrollIntoView({block: 'center'})"
+                        )
+                        page.wait_for_timeout(1000)
+                        continue
                     if role == "text":  # an expander's summary: open it and bring it into view
                         page.get_by_text(label, exact=True).click()
                         page.wait_for_timeout(1000)

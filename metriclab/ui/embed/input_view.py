@@ -22,8 +22,9 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from metriclab import panel_plots, plots
+from metriclab import plots
 from metriclab.methods import REGISTRY
+from metriclab.plots import panels
 from metriclab.preprocess import scale_features, scaler_fit_rows
 from metriclab.ui.embed import labelling, overlays
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
@@ -228,13 +229,13 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
     main = views[page.spec.key]
     features = [str(f) for f in (ds.feature_names or [])] + ["feature 1", "feature 2"]
     axis = ("PC 1", "PC 2") if main.projected else (features[0], features[1])
-    panel_in = panel_plots.Panel(main.coords, "input", axis)
+    panel_in = panels.Panel(main.coords, "input", axis)
     panel_in.marker_size = 5 if overlay in ("graph", "balls") else 7
     if overlay == "graph":
-        panel_in.overlays += panel_plots.edge_traces(main.edges)
+        panel_in.overlays += panels.edge_traces(main.edges)
     if overlay == "balls" and main.balls is not None:
-        panel_in.overlays += panel_plots.ball_traces(main.balls, "ball of the learned metric")
-    panels = [panel_in]
+        panel_in.overlays += panels.ball_traces(main.balls, "ball of the learned metric")
+    drawn = [panel_in]
     request = page.request
     for key, view in views.items():
         label = short_label(REGISTRY[key])
@@ -243,17 +244,17 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
             continue
         view_id = (request.data, key, request.split, request.scaling)
         Z, x_range, y_range = aligned(view.Z, view_id)
-        panel = panel_plots.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
+        panel = panels.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
         if overlay == "impostors" and key == page.spec.key and focus in view.lmnn:
             targets, before, after = view.lmnn[focus]
-            panel_in.overlays += panel_plots.neighbour_traces(main.coords, focus, targets, before)
-            panel.overlays += panel_plots.neighbour_traces(Z, focus, targets, after)
+            panel_in.overlays += panels.neighbour_traces(main.coords, focus, targets, before)
+            panel.overlays += panels.neighbour_traces(Z, focus, targets, after)
         elif focus is not None and Z.shape[1] > 1:
-            panel.overlays.append(panel_plots.focus_ring(Z, focus))
-        panels.append(panel)
+            panel.overlays.append(panels.focus_ring(Z, focus))
+        drawn.append(panel)
     if focus is not None and not any(t.get("name") == f"point {focus}" for t in panel_in.overlays):
-        panel_in.overlays.append(panel_plots.focus_ring(main.coords, focus))
-    return panels
+        panel_in.overlays.append(panels.focus_ring(main.coords, focus))
+    return drawn
 
 
 def _scores(views: dict, labeled: np.ndarray) -> None:
@@ -323,7 +324,7 @@ def input_view(page: EmbedPage) -> None:
         labeled = main.labels >= 0
         _scores(views, labeled)
         focus = _focus_default(main, state)
-        fig = panel_plots.panel_figure(
+        fig = panels.panel_figure(
             _panels(page, views, overlay, focus, ds),
             np.where(labeled, main.labels, ds.y),
             labeled,

@@ -1,13 +1,13 @@
 """The Embed page's "watch it learn" view: a metric learner's embedding over its iterations as
 client-side animation frames (a slider and a play button; no server round trip while playing),
-with the loss curve beside it (`learning_frames`, `panel_plots.learning_figure`)."""
+with the loss curve beside it (`learning_frames`, `panels.learning_figure`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from metriclab import panel_plots
 from metriclab.methods import specs_with
+from metriclab.plots import panels
 from metriclab.ui.embed.context import EmbedPage
 from metriclab.ui.embed.learning_frames import learning_frames, records_iterates
 from metriclab.ui.shared import cache
@@ -59,7 +59,7 @@ def learn_view(page: EmbedPage) -> None:
     labels = [
         f"iteration {i} (1-NN {a:.2f})" for i, a in zip(out.iterations, out.accuracies, strict=True)
     ]
-    fig = panel_plots.learning_figure(
+    fig = panels.learning_figure(
         out.frames,
         out.losses,
         ds.y,

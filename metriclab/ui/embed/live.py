@@ -53,7 +53,7 @@ def split_sentence(page: EmbedPage, result, fitted_references) -> str:
     for label, fitted in fitted_references:
         d = result.accuracy - fitted.accuracy
         where = "level with" if abs(d) < 5e-4 else ("above" if d > 0 else "below")
-        parts.append(f"{where} {label} ({d:+.3f})")
+        parts.append(f"{where} {label} ({fitted.accuracy:.3f}, a difference of {d:+.3f})")
     if not parts:
         return ""
     text = f"On this split {name} ({result.accuracy:.3f}) is " + ", ".join(parts) + "."
@@ -103,10 +103,15 @@ def show_scores(page: EmbedPage, result, fitted_references) -> None:
     )
 
 
-def embedding_figure(page: EmbedPage, result, ds, view_id):
-    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes; a point
-    far outside the rest (`compute.embedding_outliers`) is drawn on the chart's edge, so that it
-    does not squeeze the picture into a line. Returns (figure, outliers)."""
+ZOOM_KEY = "bulk_zoom"  # the toggle "Zoom to the bulk" (on until the person switches it off)
+
+
+def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True):
+    """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes. Where a
+    coordinate is carried by a few points (`plots.coordinate_carriers`, a localised eigenvector),
+    `zoom` frames the others (the bulk) and the points outside that frame are drawn on its edge as
+    their own marked trace; without `zoom` every point is drawn where it lies. Returns (figure,
+    carried, moved): the carried coordinates and the mask of the points drawn on the edge."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
     ranges = st.session_state.setdefault("_ranges", {})
@@ -115,19 +120,19 @@ def embedding_figure(page: EmbedPage, result, ds, view_id):
     previous[view_id] = Z  # most recent last; keep the last few views only
     for stale in list(previous)[:-16]:
         previous.pop(stale)
-        ranges.pop((stale, 0), None)
-        ranges.pop((stale, 1), None)
-    outliers = compute.embedding_outliers(Z)
-    inside = np.ones(Z.shape[0], dtype=bool)
-    inside[[o.index for o in outliers]] = False
+        for key in [key for key in ranges if key[0] == stale]:
+            ranges.pop(key)
+    carried = plots.coordinate_carriers(Z)
+    zoomed = zoom and bool(carried)
     shown = Z.copy()
     axis_ranges = []
     for axis in range(Z.shape[1]):
-        core = plots.padded_range(Z[inside, axis])
-        merged = plots.merge_ranges(ranges.get((view_id, axis)), core)
-        ranges[(view_id, axis)] = merged
-        shown[:, axis] = np.clip(Z[:, axis], *merged)  # an outlier sits on the edge
+        core = plots.bulk_range(Z, carried if zoomed else [], axis)
+        merged = plots.merge_ranges(ranges.get((view_id, axis, zoomed)), core)
+        ranges[(view_id, axis, zoomed)] = merged
+        shown[:, axis] = np.clip(Z[:, axis], *merged)
         axis_ranges.append(merged)
+    moved = np.any(shown != Z, axis=1)
     x_range, y_range = axis_ranges[0], (axis_ranges[1] if Z.shape[1] > 1 else None)
     dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
     fig = plots.embedding_scatter(
@@ -138,26 +143,63 @@ def embedding_figure(page: EmbedPage, result, ds, view_id):
         title=f"{page.spec.label} on {ds.name}: {dims} embedding",
         x_range=x_range,
         y_range=y_range,
+        at_edge=moved,
+        true_coords=Z,
     )
-    return fig, outliers
+    return fig, carried, moved
 
 
-def outlier_caption(outliers, ds) -> str:
-    """What the chart's edge points are, from the numbers: which point, how far, how much of the
-    coordinate it carries."""
-    parts = []
-    for o in outliers[:3]:
-        parts.append(
-            f"point {o.index} ({ds.target_names[ds.y[o.index]]}) at {o.value:.3g} on axis "
-            f"{o.axis + 1}, where the others lie within the view; it carries {o.share:.0%} of "
-            "that coordinate"
-        )
-    more = f" and {len(outliers) - 3} more" if len(outliers) > 3 else ""
+def crowded_note(fig, Z: np.ndarray, ds) -> str:
+    """On a dense set, the classes packed into a tiny part of the chart, in numbers: a person
+    cannot see 7,000 points in a few pixels, so the note says where to zoom (drag a box)."""
+    if Z.shape[0] <= plots.embedding.DENSE_ABOVE or Z.shape[1] < 2:
+        return ""
+    layout = fig.layout
+    found = plots.crowded_classes(
+        Z, ds.y, [str(t) for t in ds.target_names], layout.xaxis.range, layout.yaxis.range
+    )
+    if not found:
+        return ""
+    parts = [f"{name}: {n:,} points within {w:.2g} × {h:.2g}" for name, n, w, h in found[:4]]
     return (
-        f"{len(outliers)} point(s) far outside the rest, drawn on the chart's edge so the others "
-        f"stay visible: {'; '.join(parts)}{more}. That coordinate of the embedding singles the "
-        "point out; the 1-NN scores above count it where it really lies."
+        "Packed into less than 0.2 % of the chart, drawn on top of the other classes: "
+        + "; ".join(parts)
+        + " (the middle 90 % of each class). Drag a box over them to zoom in; double-click to "
+        "zoom out."
     )
+
+
+def carried_caption(carried, moved: np.ndarray, Z: np.ndarray, ds, zoomed: bool) -> str:
+    """What the few points carrying a coordinate are, from the numbers: how many points hold how
+    much of which axis, where the others lie, and which points the picture draws on its edge."""
+    names = [str(t) for t in ds.target_names]
+    parts = []
+    for c in carried:
+        z = Z[:, c.axis]
+        rest = z[c.rest]
+        first = ", ".join(f"point {i} ({names[ds.y[i]]}) at {z[i]:.3g}" for i in c.index[:3]) + (
+            "…" if len(c.index) > 3 else ""
+        )
+        parts.append(
+            f"{len(c.index)} point(s) carry {100 * c.share:.1f}% of axis {c.axis + 1} (its squared "
+            f"spread about the median): {first}; the other {int(c.rest.sum()):,} lie within "
+            f"[{rest.min():.3g}, {rest.max():.3g}]"
+        )
+    text = (
+        "; ".join(parts)
+        + ". A coordinate held by a few points is a localised eigenvector: it singles them out "
+        "and says little about the rest."
+    )
+    n_moved = int(moved.sum())
+    if zoomed and n_moved:
+        text += (
+            f" The view is zoomed to the bulk: the {n_moved} point(s) outside it are drawn on the "
+            "chart's edge as open triangles (their own trace; hover one for where it lies). "
+            "Switch off **Zoom to the bulk** to draw every point where it lies."
+        )
+    elif not zoomed:
+        text += " Every point is drawn where it lies; **Zoom to the bulk** frames the others."
+    return text + " The 1-NN scores above count every point where it really lies."
 
 
 def _fit_with_progress(page: EmbedPage, request: FitRequest, container):
@@ -235,12 +277,24 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
     spec = page.spec
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
-        fig, outliers = embedding_figure(page, result, ds, view_id)
+        zoom = bool(st.session_state.get(ZOOM_KEY, True))
+        fig, carried, moved = embedding_figure(page, result, ds, view_id, zoom)
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
-        if outliers:
-            st.info(outlier_caption(outliers, ds), icon=":material/open_in_full:")
+        crowded = crowded_note(fig, st.session_state["_previous"][view_id], ds)
+        if crowded:
+            st.caption(crowded)
+        if carried:
+            Z = st.session_state["_previous"][view_id]
+            st.info(carried_caption(carried, moved, Z, ds, zoom), icon=":material/open_in_full:")
+            st.toggle(
+                "Zoom to the bulk",
+                value=True,
+                key=ZOOM_KEY,
+                help="Frame the points that do not carry the coordinate; those outside are "
+                "drawn on the chart's edge as their own trace. Off: every point where it lies.",
+            )
         if result.fitted_on is not None:
             labelled = int(result.mask.sum())
             st.caption(
@@ -264,15 +318,56 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
         st.caption(f"{wrong} unlabeled points misclassified")
     if result.eigenvalues is not None and result.eigenvalues.size:
         n_used = result.Z.shape[1] if result.Z is not None else None
-        draw_chart(st, plots.spectrum(result.eigenvalues, n_used=n_used), key="spectrum")
+        values, note = spectrum_values(page, request, result)
+        title = f"Eigenvalue spectrum: the first {values.size}" + (
+            f", the {n_used} used in blue" if n_used is not None and n_used < values.size else ""
+        )
+        draw_chart(st, plots.spectrum(values, title=title, n_used=n_used), key="spectrum")
+        if note:
+            st.caption(note)
+
+
+SPECTRUM_SHOWN = 10  # eigenvalues the spectrum shows at least, where the method can give them
+
+
+def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.ndarray, str]:
+    """The eigenvalues to draw: the fit's own, or, where it used fewer than SPECTRUM_SHOWN (a 1-D
+    embedding has one: no gap to see), the first ones of the same problem solved for more
+    eigenvectors (one more fit, cached); with a note where there are no more to show, and why."""
+    values = np.ravel(result.eigenvalues)
+    names = {p.name for p in page.spec.params}
+    if values.size >= SPECTRUM_SHOWN or "n_components" not in names:
+        return values, ""
+    high = page.page_param("n_components").ui_range[1] or SPECTRUM_SHOWN
+    wanted = int(min(SPECTRUM_SHOWN, high, page.dataset.n_samples - 2))
+    if cache.is_full_size(request.data):
+        return values, (
+            f"Only the {values.size} eigenvalue(s) used are computed on the full-size set (more "
+            "cost another eigensolve of 70,000 points): raise Dimensions to see the next ones."
+        )
+    if wanted <= values.size:
+        return values, ""
+    more = guarded(cache.fit, request.with_params(n_components=wanted), context="spectrum")
+    if more is None or more.eigenvalues is None:
+        return values, ""
+    return np.ravel(more.eigenvalues), (
+        f"The first {wanted} eigenvalues of the same problem (solved once more for {wanted} "
+        f"eigenvectors), so that the gap after the {values.size} used can be seen."
+    )
 
 
 @st.fragment
 def live_view(page: EmbedPage) -> None:
     started = time.perf_counter()
-    left, right = st.columns([1, 3])
-    with left:
-        params = _parameter_column(page)
+    present = presentation.active()
+    if present:  # the chart first, whole on a projector's screen; the sliders folded below it
+        right = st.container()
+        with st.expander(f"{page.spec.label}: parameters"):
+            params = _parameter_column(page)
+    else:
+        left, right = st.columns([1, 3])
+        with left:
+            params = _parameter_column(page)
     page.publish(params)
     request = page.with_params(params)
     spec = page.spec
@@ -301,6 +396,8 @@ def live_view(page: EmbedPage) -> None:
     with right:
         if result is None:
             return
+        if present:
+            _draw(page, request, result)
         show_scores(page, result, fitted_references)
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
@@ -309,7 +406,8 @@ def live_view(page: EmbedPage) -> None:
             seed_widget("spread", Rule(False, label="Spread over 10 split seeds"))
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
-        _draw(page, request, result)
+        if not present:
+            _draw(page, request, result)
         if bar is not None:
             bar.empty()
         code_snippets.show_code(code_snippets.embed_snippet(request, page.dataset))

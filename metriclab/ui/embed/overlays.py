@@ -198,31 +198,45 @@ def lmnn_neighbourhoods(
     return out
 
 
+def distance_labels(distances, least: int = 3, most: int = 8) -> list[str]:
+    """Distances written with the fewest significant digits (at least `least`) that tell different
+    values apart: 1093.4 and 1097.2 are not both "1.1e+03"."""
+    values = np.asarray(distances, dtype=np.float64)
+    distinct = len(np.unique(values))
+    for digits in range(least, most + 1):
+        texts = [f"{v:,.{digits}g}" if abs(v) < 1e6 else f"{v:.{digits}g}" for v in values]
+        if len(set(texts)) == distinct:
+            return texts
+    return texts
+
+
 def image_neighbours(ds, focus: int, spaces: list) -> None:
     """Image sets: point `focus`'s image beside its five nearest neighbours in each of `spaces`
-    ([(label, coordinates of every point)]), one grid each, side by side."""
+    ([(label, coordinates of every point)]), one grid each, one under the other (wide enough for
+    level captions), with distances that tell the neighbours apart."""
     import streamlit as st
 
     from metriclab import plots
     from metriclab.ui.shared.charts import draw_chart
 
     names = [str(t) for t in ds.target_names]
-    cols = st.columns(len(spaces))
-    for col, (label, space) in zip(cols, spaces, strict=True):
+    for label, space in spaces:
         idx, dist = nearest_neighbours(space, focus, 5)
         titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
-            f"{names[ds.y[j]]}<br>d={d:.2g}" for j, d in zip(idx, dist, strict=True)
+            f"{names[ds.y[j]]}<br>d = {d}" for j, d in zip(idx, distance_labels(dist), strict=True)
         ]
         draw_chart(
-            col,
+            st,
             plots.image_grid(
                 ds.X[np.concatenate([[focus], idx])],
                 tuple(ds.image_shape),
                 titles,
                 n_cols=6,
                 title=f"nearest under {label}",
+                row_height=110,
+                font_size=13,
             ),
-            key=f"neighbours_{label}",
+            key="neighbours_" + label.replace(" ", "_"),
         )
 
 

@@ -71,7 +71,10 @@ def scrub_view(page: EmbedPage) -> None:
     right.caption(
         "All frames were computed once on the server and travel to the browser with the page: "
         "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "
-        "gives the 1-NN accuracy on the unlabeled points."
+        "gives the 1-NN accuracy on the unlabeled points, and each frame has its own axes, framed "
+        "on those points (its title gives its scale): a frame whose unlabeled points crowd "
+        "together is zoomed in, and a point outside the frame is drawn on its edge as an open "
+        "triangle."
     )
     with right:
         code_snippets.show_code(

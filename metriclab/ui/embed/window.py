@@ -11,10 +11,25 @@ from metriclab.ui.embed.context import EmbedPage, numeric_params
 from metriclab.ui.shared import cache, code_snippets
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
-from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule
+from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule, view_value
 from metriclab.ui.shared.widgets import param_values
 
 GRID_SIZES = [3, 5, 7, 9, 11]
+
+
+def paper_setting(spec, dataset: str) -> tuple[str, dict] | None:
+    """(where in the paper, {parameter: value}) of the setting the method's paper reports on
+    `dataset`, from the reproduction's own constants (metriclab.reproduce), or None."""
+    from metriclab.reproduce import tdl
+
+    if spec.paper != tdl.PAPER:
+        return None
+
+    if dataset in ("two_moons", "harder_moons"):
+        return "Li et al. 2007, Sect. 5.1", {k: tdl.MOONS[k] for k in ("lam", "width")}
+    if dataset in tdl.TABLE1_DATA.values():
+        return "Li et al. 2007, Table 1", {k: tdl.UCI[k] for k in ("lam", "width")}
+    return None
 
 
 def _axes(page: EmbedPage) -> tuple[list[str], str, str] | None:
@@ -36,7 +51,7 @@ class _Current:
 
     def __call__(self, pname: str):
         key = self.page.prefix + pname
-        current = st.session_state.get(key)
+        current = view_value(key)  # a widget not drawn on this view keeps its value in the view
         if current is None and key in st.query_params:
             if pname not in self.from_link:
                 p = self.page.page_param(pname)
@@ -48,17 +63,31 @@ class _Current:
         return current
 
 
-def _grid(page: EmbedPage, pname: str, size: int, current) -> tuple:
-    """`size` values spread over the slider's range, one of them the current value."""
+def _grid(page: EmbedPage, pname: str, size: int, *wanted) -> tuple:
+    """`size` values spread over the slider's range, among them each of `wanted` (the current
+    value, the paper's; None: none) that the slider offers: each takes the place of the nearest
+    spread value not already taken."""
     values = param_values(page.page_param(pname))
     idx = np.linspace(0, len(values) - 1, min(size, len(values))).round().astype(int)
-    if current is not None:
-        here = int(np.argmin([abs(v - current) for v in values]))
-        idx[np.argmin(np.abs(idx - here))] = here
+    kept: list[int] = []
+    for value in wanted:
+        if value is None:
+            continue
+        here = int(np.argmin([abs(v - value) for v in values]))
+        if here in kept:
+            continue
+        free = [j for j in range(len(idx)) if idx[j] not in kept]
+        if not free:
+            break
+        spot = min(free, key=lambda j: abs(int(idx[j]) - here))
+        idx[spot] = here
+        kept.append(here)
     return tuple(dict.fromkeys(values[i] for i in sorted(idx)))
 
 
-def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str, str]) -> None:
+def _show(
+    page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str, str], marks: list
+) -> None:
     spec = page.spec
     if computed.failures:
         shown = "; ".join(computed.failures[:3])
@@ -80,6 +109,7 @@ def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str,
         row_log=bool(row_p.log and min(rows) > 0),
         col_log=bool(col_p.log and min(cols) > 0),
         baseline_name=base_label,
+        marks=marks,
     )
     draw_chart(st, fig, key="window_chart")
     wins = np.nanmean(grid > base_grid + 1e-12)
@@ -87,7 +117,12 @@ def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str,
         f"Colour: accuracy minus {base_label}'s on the same split (blue: {spec.label} wins, red: "
         f"it loses, white: a tie). {spec.label} wins on {wins:.0%} of the grid; the black line "
         "runs along the sides of those cells. The baseline is fitted with the same shared "
-        "settings in each cell; grey dots mark the grid values."
+        "settings in each cell; grey dots mark the grid values"
+        + "".join(
+            f"; {mark[0]} at {row_p.label} = {mark[2]:g}, {col_p.label} = {mark[1]:g}"
+            for mark in marks
+        )
+        + "."
     )
 
 
@@ -109,8 +144,18 @@ def window_view(page: EmbedPage) -> None:
         st.error("choose two different parameters for rows and columns")
         return
     current = _Current(page)
-    rows = _grid(page, row_name, size, current(row_name))
-    cols = _grid(page, col_name, size, current(col_name))
+    paper = paper_setting(spec, page.request.data.name)
+    if paper is not None and not {row_name, col_name} <= set(paper[1]):
+        paper = None  # the paper does not set both axes
+    from_paper = {} if paper is None else paper[1]
+    rows = _grid(page, row_name, size, current(row_name), from_paper.get(row_name))
+    cols = _grid(page, col_name, size, current(col_name), from_paper.get(col_name))
+    marks = []  # (name, column value, row value, symbol)
+    if paper is not None:
+        where = f"the paper's setting ({paper[0]})"
+        marks.append((where, from_paper[col_name], from_paper[row_name], "star"))
+    if current(row_name) is not None and current(col_name) is not None:
+        marks.append(("this view's setting", current(col_name), current(row_name), "circle-open"))
     with st.expander("Other parameters (fixed over the grid)", expanded=False):
         fixed = page.widgets(skip=(row_name, col_name))
     kept = {page.prefix + n: current(n) for n in (row_name, col_name) if current(n) is not None}
@@ -128,7 +173,7 @@ def window_view(page: EmbedPage) -> None:
     stored = st.session_state.get("_window")
     if stored is None or stored[0] != run_key:
         return
-    _show(page, stored[1], rows, cols, (row_name, col_name))
+    _show(page, stored[1], rows, cols, (row_name, col_name), marks)
     code_snippets.show_code(
         code_snippets.window_snippet(request, page.dataset, (row_name, rows), (col_name, cols))
     )

@@ -133,12 +133,12 @@ def _texts(step: Step, large: bool) -> None:
         f"<b>Ask the class.</b> {ask}</div>",
         unsafe_allow_html=True,
     )
-    with st.expander("What to expect, and why", expanded=large):
+    with st.expander("What to expect, and why", expanded=False):  # the answer: opened on cue
         st.markdown(expect)
 
 
-def _nav(lesson: Lesson, number: int) -> None:
-    cols = st.columns([1, 1, 2, 2, 1])
+def _nav(lesson: Lesson, number: int, stacked: bool = False) -> None:
+    cols = [st.container() for _ in range(5)] if stacked else st.columns([1, 1, 2, 2, 1])
     cols[0].button(
         "Previous",
         key="lesson_prev",
@@ -178,11 +178,23 @@ def step_view(lesson: Lesson, number: int) -> None:
         apply_step(lesson, number)  # a link opened, or another page changed the view meanwhile
     st.session_state["_lesson_current"] = (lesson.key, number)
     large = presentation.active()
-    st.markdown(f"### {lesson.title}")
-    st.progress(number / len(lesson.steps), text=f"Step {number} of {len(lesson.steps)}")
-    st.markdown(f"#### {step.title}")
-    _texts(step, large)
-    _nav(lesson, number)
+    # on a projector the step's texts and buttons sit beside its view, whose chart comes first,
+    # so that the chart is whole on screen at 1280×720 without scrolling
+    if large:
+        text_area, view_area = st.columns([1, 2], gap="medium")
+    else:
+        text_area = view_area = st.container()
+    with text_area:
+        st.markdown(f"### {lesson.title}")
+        st.progress(number / len(lesson.steps), text=f"Step {number} of {len(lesson.steps)}")
+        st.markdown(f"#### {step.title}")
+        _texts(step, large)
+        _nav(lesson, number, stacked=large)
+    with view_area:
+        _step_view(lesson, number, step)
+
+
+def _step_view(lesson: Lesson, number: int, step: Step) -> None:
     ds = guarded(
         dataset, step.dataset, tuple(sorted(step.data_params.items())), context=step.dataset
     )

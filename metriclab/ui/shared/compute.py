@@ -75,38 +75,6 @@ def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str
     )
 
 
-@dataclass(frozen=True)
-class Outlier:
-    """A point far from all others along one axis of a (normalised) embedding."""
-
-    index: int
-    axis: int
-    value: float
-    share: float  # its share of that coordinate's squared norm (about the median)
-
-
-OUTLIER_FACTOR = 10.0  # robust spreads (1.4826 MAD) from the median: far outside any cloud
-
-
-def embedding_outliers(Z: np.ndarray, factor: float = OUTLIER_FACTOR) -> list[Outlier]:
-    """Points more than `factor` robust spreads from the median along an axis of `Z`, which would
-    squeeze the rest of the picture into a line (an eigenvector concentrated on one point)."""
-    Z = np.asarray(Z, dtype=np.float64)
-    found = []
-    for axis in range(Z.shape[1]):
-        z = Z[:, axis]
-        centre = np.median(z)
-        spread = 1.4826 * np.median(np.abs(z - centre))
-        if not spread > 0:
-            continue
-        far = np.flatnonzero(np.abs(z - centre) > factor * spread)
-        energy = float(np.sum((z - centre) ** 2))
-        found += [
-            Outlier(int(i), axis, float(z[i]), float((z[i] - centre) ** 2 / energy)) for i in far
-        ]
-    return found
-
-
 @dataclass
 class SeedSpread:
     """A method's accuracy against a reference's over the same split seeds."""

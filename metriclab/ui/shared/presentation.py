@@ -2,8 +2,8 @@
 
 A toggle in the sidebar (URL `?present=1`, validated like every URL value). When it is on, a style
 block hides the sidebar, the header, the page title and the captions, widens the page and scales
-the text; the page's main
-chart is drawn taller with larger fonts (`fit_screen`), and an "Exit presentation" button at the
+the text; the page's main chart comes first in its view, sized to be whole on screen at 1280×720,
+1280×800 and 1920×1080, with larger fonts (`fit_screen`), and an "Exit presentation" button at the
 bottom right corner is the way back (the sidebar, and the toggle in it, are hidden meanwhile).
 """
 
@@ -16,7 +16,10 @@ from metriclab.ui.shared.state import publish, seed_from_url
 
 KEY = "present"  # session-state key and URL parameter
 _KEPT = "_metriclab_present"  # the mode, kept across pages
-CHART_HEIGHT = 700  # px: on a 1080-line projector the chart shows whole below the scores
+# px: the main chart comes first in presentation mode, below at most the page's own heading
+# (about 100 px), so that it is whole on a 720-line projector (1280×720) without scrolling
+CHART_HEIGHT = 560
+STRIP_HEIGHT = 380  # a 1-D strip (drawn 300 px tall off a projector): rows of classes, not a plane
 CHART_FONT = 20  # px, plotly's own default is 12
 STYLE = """
 <style>
@@ -77,10 +80,11 @@ def fit_screen(fig: go.Figure) -> go.Figure:
     if not active():
         return fig
     fig = go.Figure(fig)
+    strip = (fig.layout.height or CHART_HEIGHT) <= 300
     fig.update_layout(
-        height=CHART_HEIGHT,
+        height=STRIP_HEIGHT if strip else CHART_HEIGHT,
         font={"size": CHART_FONT},
-        title_font={"size": CHART_FONT + 6},
+        title_font={"size": CHART_FONT + 2},
         legend_font={"size": CHART_FONT},
     )
     for trace in fig.data:

@@ -11,13 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from metriclab.plots import (
+from metriclab.plots.base import _fast_figure, padded_range, titled, top_margin
+from metriclab.plots.embedding import (
     _class_names,
-    _fast_figure,
     _scatter_traces,
     animation_controls,
     labeled_key,
-    padded_range,
 )
 
 GAP = 0.06  # horizontal space between panels (share of the figure width)
@@ -71,7 +70,8 @@ def _aspect(panel: Panel, y: np.ndarray) -> float:
 
 
 def _strip(coords: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """A 1-D embedding drawn as rows by class with a little fixed jitter (as plots.py does)."""
+    """A 1-D embedding drawn as rows by class with a little fixed jitter (as the strip of
+    `embedding_scatter` is)."""
     jitter = np.random.default_rng(0).uniform(-0.15, 0.15, coords.shape[0])
     return np.column_stack([coords[:, 0], np.asarray(y) + jitter])
 
@@ -137,14 +137,14 @@ def panel_figure(
     ]
     layout.update(
         height=height,
-        margin=dict(l=40, r=20, t=70 if title else 40, b=40),
+        margin=dict(l=40, r=20, t=top_margin(title) + 30 if title else 40, b=40),
         legend=dict(itemsizing="constant", orientation="h", y=-0.15),
         annotations=annotations,
         uirevision=revision,  # keep zoom while the data change
         hovermode="closest",
     )
     if title:
-        layout["title"] = dict(text=title)
+        layout["title"] = titled(title)
     return _fast_figure(data, layout)
 
 
@@ -346,7 +346,7 @@ def learning_figure(
         sliders=sliders,
         updatemenus=updatemenus,
         legend=dict(itemsizing="constant", orientation="h", y=-0.4),
-        margin=dict(l=40, r=20, t=70 if title else 40, b=150),
+        margin=dict(l=40, r=20, t=top_margin(title) + 30 if title else 40, b=150),
         height=640,
     )
     return _fast_figure(data, layout, plotly_frames)

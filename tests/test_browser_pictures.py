@@ -1,0 +1,257 @@
+"""Every picture tells the truth, at a lecture's screen size (issue 36), in a real browser: one test
+per item of the issue, each failing on the code before it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from metriclab.ui.dev.server import wait_idle
+from tests.test_browser_sessions import open_page
+
+pytestmark = pytest.mark.browser
+
+# The first chart's traces as drawn (name, x, y, customdata, marker) and its axis ranges.
+CHART_JS = """(index) => { const g = document.querySelectorAll('.js-plotly-plot')[index || 0];
+  const L = g._fullLayout;  // the traces as plotly decoded them (the sent arrays are base64)
+  return {traces: g._fullData.map((t, i) => ({i, name: t.name || '', type: t.type,
+            x: t.x ? Array.from(t.x) : [], y: t.y ? Array.from(t.y) : [],
+            custom: t.customdata ? Array.from(t.customdata) : [],
+            size: t.marker ? t.marker.size : null, opacity: t.marker ? t.marker.opacity : null,
+            legendgroup: t.legendgroup || '', symbol: t.marker ? t.marker.symbol : null})),
+          x: L.xaxis.range.slice(), y: L.yaxis.range.slice(),
+          title: L.title && L.title.text || ''}; }"""
+
+
+def chart(page, index: int = 0) -> dict:
+    page.wait_for_selector(".js-plotly-plot")
+    return page.evaluate(CHART_JS, index)
+
+
+def open_presenting(page, url: str) -> None:
+    """Open a link in presentation mode: the page's title is hidden there, so wait for the way
+    back (the condition the test needs), not for a visible h1."""
+    page.goto(url)
+    page.get_by_role("button", name="Exit presentation").wait_for(state="visible")
+    wait_idle(page)
+
+
+def points(trace) -> list[tuple[float, float]]:
+    return [
+        (x, y)
+        for x, y in zip(trace["x"], trace["y"], strict=False)
+        if x is not None and y is not None
+    ]
+
+
+# 1. no ordinary point is moved silently ------------------------------------------------------------
+
+
+def test_a_coordinate_carried_by_few_points_is_said_and_the_bulk_is_shown(page, app_url):
+    open_page(page, f"{app_url}/lessons?lesson=tdl&step=8")
+    page.wait_for_selector(".js-plotly-plot")
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert "far outside" not in text  # the rule that called points at -0.001 outliers
+    said = re.search(r"(\d+) point\(s\) carry (\d+(?:\.\d+)?)% of axis (\d)", text)
+    assert said, text[-3000:]
+    drawn = chart(page)
+    (edge,) = [t for t in drawn["traces"] if t["name"].startswith("drawn at the chart's edge")]
+    moved = int(re.search(r"\((\d+)\)", edge["name"]).group(1))
+    assert moved == len(points(edge)) and 1 <= moved <= 10, edge["name"]
+    (x0, x1), (y0, y1) = drawn["x"], drawn["y"]
+    placed = [
+        p for t in drawn["traces"] if t["i"] != edge["i"] and t["x"] for p in points(t)
+    ]  # every other point is where the embedding puts it, inside the view
+    assert len(placed) == 351 - moved
+    assert all(x0 < x < x1 and y0 < y < y1 for x, y in placed)
+    spans = [
+        (max(v) - min(v)) / (hi - lo)
+        for v, (lo, hi) in (([x for x, _ in placed], (x0, x1)), ([y for _, y in placed], (y0, y1)))
+    ]
+    assert max(spans) > 0.5, spans  # the bulk fills the picture (equal scales: along one axis)
+    # the zoom can be undone: then every point is drawn at its place and none is moved
+    page.get_by_role("paragraph").filter(has_text=re.compile(r"^Zoom to the bulk$")).click()
+    wait_idle(page)
+    drawn = chart(page)
+    assert not any(t["name"].startswith("drawn at the chart's edge") for t in drawn["traces"])
+    everything = [p for t in drawn["traces"] if t["x"] for p in points(t)]
+    assert len(everything) == 351
+    (x0, x1), (y0, y1) = drawn["x"], drawn["y"]
+    assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in everything)
+
+
+# 2. each scrub frame shows the spread its accuracy is computed on --------------------------------
+
+
+FRAME_JS = """async (name) => { const g = document.querySelector('.js-plotly-plot');
+  await Plotly.animate(g, [name], {mode: 'immediate', frame: {duration: 0, redraw: true},
+                                   transition: {duration: 0}});
+  const L = g._fullLayout;
+  const xs = g._fullData.filter(t => !/labeled|edge/.test(t.name || '') && t.x)
+                   .flatMap(t => Array.from(t.x)).filter(v => v !== null);
+  return {range: L.xaxis.range.slice(), lo: Math.min(...xs), hi: Math.max(...xs),
+          title: L.title && L.title.text || ''}; }"""
+
+
+def test_every_scrub_frame_shows_the_spread_of_its_unlabeled_points(page, app_url):
+    open_page(page, f"{app_url}/embed?ds=harder_moons&method=tdl&mode=scrub&p.tdl.n_components=1")
+    page.wait_for_selector(".js-plotly-plot")
+    names = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._transitionData._frames.map(f => f.name)"
+    )
+    assert len(names) > 10
+    for name in names:
+        frame = page.evaluate(FRAME_JS, name)
+        span = frame["range"][1] - frame["range"][0]
+        assert frame["hi"] - frame["lo"] > 0.5 * span, (name, frame)  # not one dot
+        assert "axis" in frame["title"], frame["title"]  # the frame's own scale is said
+
+
+# 3. all of MNIST is readable ---------------------------------------------------------------------
+
+
+def test_labelled_points_of_a_dense_set_do_not_hide_the_rest(page, app_url):
+    open_page(page, f"{app_url}/embed?ds=mnist_5000&method=pca&frac=0.1")
+    drawn = chart(page)
+    scatter = [t for t in drawn["traces"] if t["x"] and t["name"] != "labeled points"]
+    labelled = [t for t in scatter if "(labeled)" in t["name"]]
+    unlabelled = [t for t in scatter if "(labeled)" not in t["name"]]
+    assert labelled and unlabelled
+    assert max(t["i"] for t in labelled) < min(t["i"] for t in unlabelled)  # drawn beneath
+    assert all(t["size"] <= min(u["size"] for u in unlabelled) + 1 for t in labelled)
+    assert all(u["opacity"] < 0.75 for u in unlabelled)  # dense regions stay legible
+    assert len({t["legendgroup"] for t in labelled}) == 1  # one legend entry hides them all
+
+
+# 4. the neighbour panels are readable --------------------------------------------------------------
+
+
+CLICK_JS = """() => { const g = document.querySelector('.js-plotly-plot');
+  const L = g._fullLayout, t = g._fullData.find(t => !/labeled/.test(t.name || '') && t.x);
+  const box = g.querySelector('.nsewdrag').getBoundingClientRect();
+  return {x: box.left + L.xaxis.l2p(t.x[0]), y: box.top + L.yaxis.l2p(t.y[0])}; }"""
+
+TICKS_JS = """(label) => { const g = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => ((g._fullLayout.title || {}).text || '').includes(label));
+  const title = g.querySelector('.gtitle').getBoundingClientRect();
+  return [...g.querySelectorAll('.xtick text')].map(t => { const b = t.getBoundingClientRect();
+    return {text: t.textContent, html: t.innerHTML, transform: t.getAttribute('transform') || '',
+            size: parseFloat(getComputedStyle(t).fontSize), top: b.top, bottom: b.bottom,
+            titleBottom: title.bottom, left: b.left, right: b.right}; }); }"""
+
+
+def test_the_neighbour_panels_are_readable_and_tell_the_distances_apart(page, app_url):
+    open_page(page, f"{app_url}/embed?ds=mnist_5000&method=pca&cap=1000")
+    page.wait_for_selector(".js-plotly-plot")
+    spot = page.evaluate(CLICK_JS)
+    page.mouse.click(spot["x"], spot["y"])
+    page.get_by_text("nearest under the embedding").first.wait_for()
+    wait_idle(page)
+    for label in ("nearest under the embedding", "nearest under Euclidean input"):
+        ticks = page.evaluate(TICKS_JS, label)
+        assert len(ticks) == 6
+        for tick in ticks:
+            assert "rotate" not in tick["transform"], tick
+            assert tick["size"] >= 12, tick
+            assert tick["top"] >= tick["titleBottom"] - 1, tick  # below the panel's title
+        for a, b in zip(ticks, ticks[1:], strict=False):
+            assert a["right"] <= b["left"] + 1, (a, b)  # side by side, not over each other
+        distances = [re.search(r"d\s*=\s*([\d.,e+]+)", t["text"]) for t in ticks[1:]]
+        values = [d.group(1) for d in distances if d]
+        assert len(values) == 5 and len(set(values)) == 5, values
+
+
+# 5. presentation mode fits the projector ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1280, 800), (1920, 1080)])
+def test_presentation_shows_the_main_chart_whole_at_projector_sizes(browser, app_url, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        for path in (
+            "/lessons?lesson=tdl&step=2&present=1",
+            "/embed?ds=harder_moons&method=tdl&p.tdl.n_components=1&present=1",
+            "/embed?ds=harder_moons&method=tdl&p.tdl.n_components=2&present=1",
+        ):
+            open_presenting(page, app_url + path)
+            page.wait_for_selector(".js-plotly-plot")
+            box = page.locator(".js-plotly-plot").first.bounding_box()
+            assert page.evaluate("() => window.scrollY") == 0
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height, (path, size, box)
+            assert box["height"] >= 350, (path, size, box)  # larger than off a projector
+            if "lessons" in path:
+                answer = page.get_by_test_id("stExpander").filter(
+                    has_text="What to expect, and why"
+                )
+                assert answer.locator("details").get_attribute("open") is None  # closed
+                page.get_by_text("What to expect, and why").click()
+                assert answer.locator("details").get_attribute("open") is not None
+    finally:
+        context.close()
+
+
+# 6. the window map answers its own question ---------------------------------------------------------
+
+
+def test_the_window_map_marks_the_papers_and_the_current_setting(page, app_url):
+    open_page(page, f"{app_url}/lessons?lesson=tdl&step=6")
+    page.get_by_role("button", name="Compute window map").click()
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    drawn = chart(page)
+    grid = next(t for t in drawn["traces"] if t["name"] == "grid values")
+    assert 0.25 in grid["x"] and 16 in grid["y"]  # the paper's values are grid values
+    paper = next(t for t in drawn["traces"] if t["name"].startswith("the paper's setting"))
+    current = next(t for t in drawn["traces"] if t["name"].startswith("this view's setting"))
+    assert points(paper) == [(0.25, 16)] and points(current) == [(0.25, 16)]
+
+
+# 9. words beside the numbers -------------------------------------------------------------------------
+
+
+def test_the_sentence_gives_each_references_own_score(page, app_url):
+    open_page(page, f"{app_url}/lessons?lesson=tdl&step=1")
+    page.wait_for_selector(".js-plotly-plot")
+    markdown = page.get_by_test_id("stMarkdownContainer")
+    sentence = markdown.filter(has_text="On this split").last.inner_text()
+    tiles = dict(
+        zip(
+            page.get_by_test_id("stMetricLabel").all_inner_texts(),
+            page.get_by_test_id("stMetricValue").all_inner_texts(),
+            strict=False,
+        )
+    )
+    pca = next(value for label, value in tiles.items() if label.startswith("PCA to 1-D"))
+    assert f"PCA to 1-D ({pca}" in sentence, (sentence, tiles)
+
+
+def test_a_one_dimensional_embedding_shows_enough_eigenvalues_to_see_a_gap(page, app_url):
+    open_page(page, f"{app_url}/embed?ds=harder_moons&method=tdl&p.tdl.n_components=1")
+    page.wait_for_selector(".st-key-spectrum .js-plotly-plot")
+    bars = page.evaluate(
+        "() => document.querySelector('.st-key-spectrum .js-plotly-plot')._fullData[0]._length"
+    )
+    assert bars >= 5
+
+
+def test_the_chart_toolbar_covers_no_chart_title(page, app_url):
+    open_page(page, f"{app_url}/embed?ds=harder_moons&method=tdl&p.tdl.n_components=2")
+    chart_el = page.locator(".js-plotly-plot").first
+    chart_el.hover()
+    page.locator(".modebar").first.wait_for(state="visible")
+    title = page.locator(".js-plotly-plot .gtitle").first.bounding_box()
+    bars = [page.locator(".modebar").first.bounding_box()]
+    toolbar = page.get_by_test_id("stElementToolbar")
+    bars += [b for b in (toolbar.nth(i).bounding_box() for i in range(toolbar.count())) if b]
+    for bar in bars:
+        apart = (
+            title["x"] + title["width"] <= bar["x"]
+            or bar["x"] + bar["width"] <= title["x"]
+            or title["y"] + title["height"] <= bar["y"]
+            or bar["y"] + bar["height"] <= title["y"]
+        )
+        assert apart, (title, bar)
