@@ -54,7 +54,11 @@ def claims_tables() -> dict[str, str]:
             ["claim (paper's words)", "paper", "ours", "holds?", "why"], rows, [24, 14, 28, 8, 26]
         )
     out["claims_rule"] = (
-        verdicts.RULE_TEXT.replace("**", "").replace("*", "").replace("|", "\\|") + "\n"
+        "\n\n".join(
+            text.replace("**", "").replace("*", "").replace("|", "\\|")
+            for text in (verdicts.RULE_TEXT, verdicts.READINGS_TEXT)
+        )
+        + "\n"
     )
     return out
 
