@@ -219,7 +219,7 @@ def test_every_reading_run_has_its_verdict_and_the_default_gives_the_headline(tm
     assert v.word == "yes"  # the library's default, unnormalized
     assert v.readings == {"unnormalized": "yes", "symmetric": "no", "unnormalized, 1/n": "no"}
     cell = verdicts.verdict_cell(v)
-    assert "unnormalized, the default" in cell and "symmetric: no" in cell
+    assert "unnormalized, the headline reading" in cell and "symmetric: no" in cell
     assert "*symmetric* (no)" in v.ours  # every reading's parts are shown
 
 

@@ -55,6 +55,7 @@ class Reading:
     tdl: str  # suffix of TDL's method name ("{r}" in claims.toml)
     le: str  # suffix of Laplacian Eigenmaps' method name ("{l}"): LE has no cost, so no 1/n
     fixed: str
+    fills: tuple = ()  # other papers' readings: (placeholder, text) pairs, e.g. ("z", " (z-scored)")
 
 
 # The paper calls its penalty "the normalized Laplacian" (Sect. 5.1) without saying which, and
@@ -572,13 +573,21 @@ def _same_from_diffs(diffs: np.ndarray, spec: dict) -> Part:
 # ---- claims ------------------------------------------------------------------------------------
 
 
+def _substitute(value, reading: Reading):
+    if isinstance(value, str):
+        value = value.replace("{r}", reading.tdl).replace("{l}", reading.le)
+        for key, text in reading.fills:
+            value = value.replace("{" + key + "}", text)
+        return value
+    if isinstance(value, list):
+        return [_substitute(v, reading) for v in value]
+    return value
+
+
 def _with_reading(spec: dict, reading: Reading | None) -> dict:
     if reading is None:
         return spec
-    return {
-        k: (v.replace("{r}", reading.tdl).replace("{l}", reading.le) if isinstance(v, str) else v)
-        for k, v in spec.items()
-    }
+    return {k: _substitute(v, reading) for k, v in spec.items()}
 
 
 PART_RULES = {
@@ -652,12 +661,25 @@ def _ours_text(parts: list[Part]) -> str:
 
 
 def _readings_of(claim: dict, tables: Tables) -> list[Reading | None]:
-    """The readings a claim is computed under: `readings = true` means every reading whose rows
-    the claim's table holds (TDL's default always; a reading with none of its rows is one that was
-    not run there)."""
+    """The readings a claim is computed under: `readings = true` means every reading of the TDL
+    paper whose rows the claim's table holds (the default always; a reading with none of its rows
+    is one that was not run there); a list of TDL reading names, those; a list of tables
+    (name, fixed, and a text for each placeholder of the claim's rows), a reading of another paper
+    (the first is the headline)."""
     wanted = claim.get("readings")
     if not wanted:
         return [None]
+    if isinstance(wanted, list) and wanted and isinstance(wanted[0], dict):
+        return [
+            Reading(
+                r["name"],
+                "",
+                "",
+                r.get("fixed", ""),
+                tuple((k, v) for k, v in r.items() if k not in ("name", "fixed")),
+            )
+            for r in wanted
+        ]
     names = [r.name for r in READINGS] if wanted is True else list(wanted)
     out = []
     for name in names:
@@ -674,9 +696,10 @@ def _readings_of(claim: dict, tables: Tables) -> list[Reading | None]:
 
 def evaluate(claim: dict, tables: Tables) -> Verdict:
     """*Readings*: where the paper leaves a choice open that changes the answer (TDL's Laplacian
-    and its 1/n), the claim is computed under every reading that was run, each with its verdict;
-    the headline verdict is the one under the library's default reading, and the list of readings
-    below the rule says when each was fixed. *Stated*: rows with nothing to compute carry "yes
+    and its 1/n; Zhang's feature scaling), the claim is computed under every reading that was run,
+    each with its verdict; the headline verdict is the one under the library's default reading
+    (for Zhang's Table 1, raw features, the first reading run), and the claim or the list below the
+    rule says when each reading was fixed. *Stated*: rows with nothing to compute carry "yes
     (tests)" (checked by the named tests), "yes (bench)" (a speed measured in bench/) or "not run",
     with the reason."""
     if claim["rule"] == "stated":
@@ -694,7 +717,8 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
             first_parts = parts
         if reading is not None:
             by_reading[reading.name] = word
-            texts.append(f"*{reading.name}* ({word}): {_ours_text(parts)}")
+            fixed = f"; fixed: {reading.fixed}" if reading.fills and reading.fixed else ""
+            texts.append(f"*{reading.name}* ({word}{fixed}): {_ours_text(parts)}")
         else:
             texts.append(_ours_text(parts))
     word = combine(first_parts)
@@ -787,7 +811,7 @@ def verdict_cell(v: Verdict) -> str:
     if not v.readings:
         return word
     items = list(v.readings.items())
-    shown = [f"{items[0][0]}, the default"] + [f"{r}: {w}" for r, w in items[1:]]
+    shown = [f"{items[0][0]}, the headline reading"] + [f"{r}: {w}" for r, w in items[1:]]
     return word + f" ({'; '.join(shown)})"
 
 
@@ -802,6 +826,8 @@ def claim_cell(claim: dict) -> str:
 def markdown_table(verdicts: list[Verdict]) -> str:
     lines = [
         BEGIN,
+        "",
+        RULE_TEXT,
         "",
         READINGS_TEXT,
         "",
