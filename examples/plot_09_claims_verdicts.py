@@ -13,8 +13,8 @@ from metriclab.reproduce import verdicts
 
 results = verdicts.evaluate_all()
 papers = list(verdicts.PAPERS)
-words = ["yes", "yes (tests)", "yes (bench)", "partly", "no", "not run"]
-colours = ["#2a9d4b", "#6cc08b", "#9ed8b0", "#e9b43c", "#d1495b", "#9a9a9a"]
+words = ["yes", "yes (tests)", "yes (bench)", "partly", "inconclusive", "no", "not run"]
+colours = ["#2a9d4b", "#6cc08b", "#9ed8b0", "#e9b43c", "#7a8fd1", "#d1495b", "#9a9a9a"]
 fig = go.Figure()
 for word, colour in zip(words, colours, strict=True):
     counts = [sum(v.word == word and v.claim["paper"] == p for v in results) for p in papers]

@@ -186,7 +186,14 @@ def claims_tables() -> dict[str, str]:
                 raw=True,
             )
         )
-    out["claims_rule"] = rst_inline(verdicts.RULE_TEXT.replace("\n", " ")) + "\n"
+    out["claims_rule"] = (
+        "\n\n".join(
+            rst_inline(paragraph)
+            for text in (verdicts.RULE_TEXT, verdicts.READINGS_TEXT)
+            for paragraph in re.split(r"\n\s*\n", text.strip())
+        )
+        + "\n"
+    )
     return out
 
 

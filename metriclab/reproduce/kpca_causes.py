@@ -1,7 +1,8 @@
 """Chatpatanasiri et al. (2009): measured causes of two differences from the paper (issue 29).
 
 - ``kpca-lmnn-cap``   Table 2: our KLMNN (cross-validated Gaussian width) is below LMNN on breast
-  cancer, glass, pima and yeast (4 / 1 / 4 over the nine sets, the paper 9 / 0 / 0), and it keeps
+  cancer, glass, pima and yeast (4 / 1 / 4 over the nine sets at the paper's precision, the paper
+9 / 0 / 0) [claim kpca-table2: no], and it keeps
   only the 100 leading kernel-PCA directions (of 199 with 200 training points) for speed. Is the
   cap the cause? The same protocol on those four sets with the cap at 100, 200 and none (every
   non-null direction).

@@ -21,9 +21,11 @@ at 0.75 in the fast run: 500 train / 200 test images drawn from the split, 20 LM
 Full run of 2026-11-23 (126 s CPU, 7 min wall at load 12-15 on 2 cores), σ = 0.75 chosen,
 1-NN error %, thesis → ours. Test: Euclidean 5.63 → 3.24, tangent distance 3.44 → 2.24,
 LMNN 5.58 → 3.54, LMNN on tangent residuals 3.09 → 1.99. Train (leave-one-out): 2.83 → 2.58,
-1.33 → 1.62, 2.71 → 1.34, 1.23 → 0.81. The thesis' relative gains hold: LMNN on residuals cuts
-the tangent distance's error by 11 % (thesis 10.2 %) and LMNN's by 44 % (thesis 44.6 %); LMNN on
-raw pixels does not beat Euclidean here (thesis: 5.63 → 5.58). Extras: metriclab LMNN (800
+1.33 → 1.62, 2.71 → 1.34, 1.23 → 0.81. LMNN on residuals cuts the tangent distance's error by
+11 % (thesis 10.2 %), but that is 5 test images of 2007, which McNemar's test does not tell from
+chance [claim mody-combined-10: no]; it cuts LMNN's by 44 % (thesis 44.6 %)
+[claim mody-combined-44: yes]; LMNN on raw pixels does not beat Euclidean here (thesis: 5.63 →
+5.58) [claim mody-lmnn-vs-euclidean: no]. Extras: metriclab LMNN (800
 images) 4.88, NCA (2000 images) 3.54, whitened residuals 2.09, seven transformations 2.04,
 one-sided 2.44.
 """

@@ -1,42 +1,26 @@
-"""Every claim's verdict by one rule, computed from the committed tables (issue 32).
+"""Every claim's verdict by one rule, computed from the committed tables (issues 32, 39).
 
 The claims of the four papers are listed once, in `claims.toml` beside this module: the paper's
 words, where they stand, and which rows of which committed table (docs/reproduction/<table>.csv,
 with the per-split values of splits/<table>.csv.gz) measure them. This module reads those tables and
-decides each verdict by the rule below; the claims table of docs/reproduction/README.md, the
-Reproduce page's badges and the documentation are all rendered from `evaluate_all()`, and a test
-fails when the README's table is not what the rule gives.
+decides each verdict by the rule; the claims table of docs/reproduction/README.md, the Reproduce
+page's badges and the documentation are all rendered from `evaluate_all()`, and a test fails when
+the README's table is not what the rule gives. A sentence of the README, the docs, a lesson or a
+module docstring that speaks of a claim carries a marker `[claim ID: VERDICT]` (or
+`[claim ID, READING: VERDICT]`), and tests/test_claim_prose.py fails when the word is not the
+computed one (`prose_markers`, `check_prose`).
 
-THE RULE (written once; RULE_TEXT is what the README shows above the table):
-
-- A claim has one or more named parts. It holds ("yes") when every part holds, does not ("no")
-  when none does, and holds "partly" when some do, each part named in the cell.
-- direction ("A beats B"): our two methods are compared on the same splits. The part holds when
-  the mean paired difference has the claimed sign and the two-sided Wilcoxon signed-rank test over
-  the splits rejects "no difference" at α = 0.05. On one split (no spread to test against) the
-  sign decides, and the cell says "one split".
-- level ("the paper's number"): holds when |ours − paper| is at most the paper's split-to-split
-  standard deviation, or ours where the paper gives none.
-- threshold ("fewer than 20 iterations", "separates"): holds when our mean is on the claimed side
-  of the bound.
-- count ("wins on 26 of 27 data sets"): each data set is a win, a draw or a loss by the paired
-  Wilcoxon test as above; the counts at the paper's precision (means rounded to its decimals) are
-  shown beside. The claim holds when we have at least the paper's wins and at most its losses.
-- best ("cross validation obtains the best performance"): the number of data sets on which the
-  named method has the best mean at the paper's precision (ties count), ours against the paper's
-  own table; holds when ours is at least the paper's.
-- across ("A is slightly better than B" over many data sets): the mean over data sets of the
-  difference of means, tested by the Wilcoxon test over the data sets; as for direction.
-- Where the paper leaves a choice open that changes the answer (a "reading"), the verdict is the
-  one under the reading fixed before looking at the results; the other readings' verdicts are
-  listed beside it.
-- Rows with no number to compute from (a theorem checked by the test suite, a method we do not
-  run) carry a stated verdict: "yes (tests)" or "not run", with the reason.
+The rule is written once: each part of it is the docstring of the function that computes it
+(`combine`, `direction_part`, `same_part`, `level_part`, `threshold_part`, `count_part`,
+`best_part`, `across_part`, `evaluate`), and RULE_TEXT, which the README shows above the table and
+which ends this docstring, is those docstrings joined.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from scipy.stats import binomtest, wilcoxon
 
 from metriclab import resources
@@ -51,35 +36,68 @@ from metriclab import resources
 ALPHA = 0.05
 CLAIMS_FILE = Path(__file__).with_name("claims.toml")
 DEFAULT_TABLES = resources.reproduction()  # docs/reproduction (a checkout) or the wheel's copy
-VERDICTS = ("yes", "partly", "no", "yes (tests)", "yes (bench)", "not run")
+INCONCLUSIVE = "inconclusive"
+VERDICTS = ("yes", "partly", INCONCLUSIVE, "no", "yes (tests)", "yes (bench)", "not run")
 PAPERS = {
     "tdl": "Li, Yang & Wang (2007)",
     "zhang": "Zhang (2003)",
     "kpca": "Chatpatanasiri et al. (2009)",
     "mody": "Mody (2009)",
 }
-# How a method is named under a reading of the TDL paper (reproduce.tdl.method_name).
-READING_SUFFIX = {"unnormalized": "", "symmetric": " [symmetric]", "random_walk": " [random_walk]"}
 
-RULE_TEXT = """\
-**The verdict rule** (computed by `metriclab.reproduce.verdicts` from the committed tables; a test
-fails when this table disagrees with it). A claim has one or more named parts: "yes" when every
-part holds, "no" when none does, "partly" when some do (each named in the cell).
-*Direction* (A beats B): the mean paired difference over our splits has the claimed sign and the
-two-sided Wilcoxon signed-rank test over the splits rejects "no difference" at α = 0.05; on a
-single split the test is McNemar's exact test over the test images. *Same* (no effect): the
-paired test does not reject "no difference". *Level* (the paper's number): |ours − paper| is at
-most the paper's split-to-split standard deviation (ours where the paper gives none).
-*Threshold*: our mean is on the claimed side of the bound. *Count* (wins / draws / losses over
-data sets): each data set is a win, draw or loss by the paired Wilcoxon test; the counts at the
-paper's two decimals are shown beside; the claim holds with at least the paper's wins and at most
-its losses. *Best*: the data sets on which the method has the best mean at the paper's precision
-(ties count), ours against the paper's own table. *Across*: the mean over data sets of the
-difference, tested by Wilcoxon over the data sets. Where the paper leaves a choice open (a
-*reading*), the verdict is the one under the reading fixed before looking at any result, and the
-other readings' verdicts are listed. Rows with nothing to compute carry "yes (tests)" (a theorem
-checked by the test suite), "yes (bench)" (a speed claim measured in bench/) or "not run", with
-the reason."""
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of the TDL paper: how TDL's and LE's rows are named under it
+    (reproduce.tdl.method_name) and when it was fixed, as the history shows it."""
+
+    name: str
+    tdl: str  # suffix of TDL's method name ("{r}" in claims.toml)
+    le: str  # suffix of Laplacian Eigenmaps' method name ("{l}"): LE has no cost, so no 1/n
+    fixed: str
+    fills: tuple = ()  # other papers' readings: (placeholder, text) pairs, e.g. ("z", " (z-scored)")
+
+
+# The paper calls its penalty "the normalized Laplacian" (Sect. 5.1) without saying which, and
+# Eq. (3) drops the 1/n of Eqs. (1)-(2). The first reading is the library's default: a claim's
+# headline verdict is the one under it, and every other reading run is listed beside it.
+READINGS = (
+    Reading(
+        "unnormalized",
+        "",
+        "",
+        "D − W; the library's default since commit 72ad661 (2026-11-23 16:51 UTC), adopted after "
+        "Table 1 had been run under the symmetric reading, because it gave the paper's ionosphere "
+        "lead (its commit message): chosen after looking",
+    ),
+    Reading(
+        "symmetric",
+        " [symmetric]",
+        " [symmetric]",
+        "I − D^-1/2 W D^-1/2; the first default, already in the repository's first commit 577285b "
+        "(2026-11-23 11:48 UTC), which restored an earlier session's work with its results in it: "
+        "the history cannot show whether it was fixed before any result was seen",
+    ),
+    Reading(
+        "random_walk",
+        " [random_walk]",
+        " [random_walk]",
+        "I − D^-1 W; a graph option since 577285b, run side by side with the others since commit "
+        "1c3ed4f (2026-11-23 16:57 UTC), after the results above",
+    ),
+    Reading(
+        "unnormalized, 1/n",
+        " [unnormalized, 1/n]",
+        "",
+        "the costs of Eqs. (1)-(2) averaged instead of summed (cost_scale='mean'; LE unchanged); "
+        "added in 72ad661 and run since 1c3ed4f, after the results above",
+    ),
+    Reading("symmetric, 1/n", " [symmetric, 1/n]", " [symmetric]", "as above, symmetric"),
+    Reading("random_walk, 1/n", " [random_walk, 1/n]", " [random_walk]", "as above, random walk"),
+)
+READING_BY_NAME = {r.name: r for r in READINGS}
+# Kept for callers that name a reading's suffix (reproduce.tdl.method_name's convention).
+READING_SUFFIX = {r.name: r.tdl for r in READINGS}
 
 
 # ---- the committed tables ----------------------------------------------------------------------
@@ -171,6 +189,38 @@ def outcome(a, b, lower_is_better: bool = False, per_image: bool = False):
     return (int(np.sign(sign * d)) if p < ALPHA else 0, d, p)
 
 
+def welch(mean1, se1, df1, mean2, se2, df2) -> tuple[float, float, float]:
+    """(t, degrees of freedom, two-sided p) of Welch's test of mean1 = mean2 from each side's
+    standard error and degrees of freedom (math.inf for a binomial standard error, which then
+    adds no term to the Welch-Satterthwaite sum). With finite degrees of freedom on both sides
+    this is scipy.stats.ttest_ind_from_stats(..., equal_var=False) (tests/test_verdicts.py)."""
+    var = se1**2 + se2**2
+    if var <= 0:
+        return (math.inf if mean1 != mean2 else 0.0, math.inf, 0.0 if mean1 != mean2 else 1.0)
+    t = (mean1 - mean2) / math.sqrt(var)
+    terms = sum(se**4 / df for se, df in ((se1, df1), (se2, df2)) if math.isfinite(df) and se > 0)
+    df = var**2 / terms if terms > 0 else math.inf
+    p = 2 * (stats.t.sf(abs(t), df) if math.isfinite(df) else stats.norm.sf(abs(t)))
+    return float(t), float(df), float(p)
+
+
+def binomial_se(value: float, scale: float, n_test: int) -> float:
+    """Standard error of a rate measured on n_test points, in the row's unit (scale 100 for %, n_test
+    for a count of correct points, 1 for a proportion)."""
+    p = min(max(value / scale, 0.0), 1.0)
+    return scale * math.sqrt(p * (1 - p) / n_test)
+
+
+def _unit(row: pd.Series, spec: dict) -> tuple[float, int | None]:
+    """(scale, test points): a count 'correct of N test points', a percentage or a proportion."""
+    metric = str(row.get("metric", ""))
+    hit = re.search(r"of ([\d,]+) test", metric)
+    if hit:
+        n = int(hit.group(1).replace(",", ""))
+        return float(n), n
+    return (100.0 if "%" in metric else 1.0), spec.get("paper_test_size")
+
+
 def _num(value: float, decimals: int | None = None) -> str:
     if value is None or not math.isfinite(value):
         return "—"
@@ -183,6 +233,10 @@ def _p(p: float) -> str:
     if not math.isfinite(p):
         return "one split"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+
+
+def _signed(value: float) -> str:
+    return ("+" if value > 0 else "") + _num(value)
 
 
 def _paper_decimals(values) -> int:
@@ -198,22 +252,29 @@ def _paper_decimals(values) -> int:
 
 # ---- parts -------------------------------------------------------------------------------------
 
+HOLDS, FAILS = "holds", "does not"
+
 
 @dataclass
 class Part:
     label: str
     holds: bool
     text: str  # ours, with the test
+    inconclusive: bool = False  # neither shown to hold nor shown not to (the "same" rule)
+
+    @property
+    def state(self) -> str:
+        return INCONCLUSIVE if self.inconclusive else (HOLDS if self.holds else FAILS)
 
 
 @dataclass
 class Verdict:
     claim: dict
-    word: str
+    word: str  # the headline verdict: under the library's default reading where there are readings
     ours: str
     paper: str
     parts: list[Part] = field(default_factory=list)
-    readings: dict[str, str] = field(default_factory=dict)  # reading -> its verdict word
+    readings: dict[str, str] = field(default_factory=dict)  # reading -> verdict, the default first
 
     @property
     def id(self) -> str:
@@ -235,73 +296,178 @@ def _series(table: Table, setting: str, method: str):
     return row, values, int(row.n_splits) == 1 and values.size > 1
 
 
-def direction_part(table: Table, spec: dict, lower_is_better: bool, same: bool = False) -> Part:
-    """A beats B (or, `same`, the paired test finds no difference between them)."""
+def _pair(tables: Tables, table: Table, spec: dict):
+    """The two paired series of a direction / same part (the worse one may be in another table or
+    setting, on the same splits)."""
     setting, better, worse = spec["setting"], spec["better"], spec["worse"]
     _, a, per_image = _series(table, setting, better)
-    _, b, _ = _series(table, spec.get("setting_worse", setting), worse)
+    other = tables[spec["table_worse"]] if spec.get("table_worse") else table
+    _, b, _ = _series(other, spec.get("setting_worse", setting), worse)
     if a.size != b.size:
         raise ValueError(f"{table.name}: {better} and {worse} have different split counts")
-    result, d, p = outcome(a, b, lower_is_better, per_image)
-    label = spec.get("label") or setting
+    return a, b, per_image
+
+
+def _pair_text(spec, a, b, d, p, per_image) -> str:
     if per_image:
-        over = f", McNemar over {a.size} test images"
+        over = f", McNemar over {a.size} images"
     else:
         over = f", {a.size} splits" if a.size > 1 else ""
-    text = (
-        f"{spec.get('short_better', better)} {_num(a.mean())} vs {spec.get('short_worse', worse)} "
-        f"{_num(b.mean())} ({'+' if d > 0 else ''}{_num(d)}, {_p(p)}{over})"
+    return (
+        f"{spec.get('short_better', spec['better'])} {_num(a.mean())} vs "
+        f"{spec.get('short_worse', spec['worse'])} {_num(b.mean())} ({_signed(d)}, {_p(p)}{over})"
     )
-    return Part(label, result == 0 if same else result == 1, text)
 
 
-def level_part(table: Table, spec: dict) -> Part:
+def direction_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool) -> Part:
+    """*Direction* (A beats B): the mean paired difference over our splits has the claimed sign and
+    the two-sided Wilcoxon signed-rank test over the splits rejects "no difference" at α; on a
+    single split the paired unit is the test image and the test is McNemar's exact test."""
+    a, b, per_image = _pair(tables, table, spec)
+    result, d, p = outcome(a, b, lower_is_better, per_image)
+    label = spec.get("label") or spec["setting"]
+    return Part(label, result == 1, _pair_text(spec, a, b, d, p, per_image))
+
+
+def same_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool) -> Part:
+    """*Same* (no effect): the claim names its margin, the smallest difference it would call an
+    effect, written in claims.toml before the verdict was computed. The part holds when the 90 %
+    confidence interval of the mean paired difference (Student t over the splits, or over the test
+    images of one test set) lies within ± the margin: two one-sided tests at α (TOST). It does not
+    hold when the paired test of *Direction* rejects "no difference" and the interval reaches past
+    the margin. Otherwise it is "inconclusive": the data cannot tell an effect of the margin's size
+    from none."""
+    a, b, per_image = _pair(tables, table, spec)
+    margin = float(spec["margin"])
+    _, d, p = outcome(a, b, lower_is_better, per_image)
+    diff = a - b
+    n = diff.size
+    if n > 1:
+        half = stats.t.ppf(1 - ALPHA, n - 1) * float(np.std(diff, ddof=1)) / math.sqrt(n)
+    else:
+        half = math.inf
+    low, high = d - half, d + half
+    equivalent = -margin < low and high < margin
+    differs = math.isfinite(p) and p < ALPHA
+    text = (
+        f"{_pair_text(spec, a, b, d, p, per_image)}; 90 % interval of the difference "
+        f"[{_num(low)}, {_num(high)}] against the margin ± {_num(margin)}"
+    )
+    label = spec.get("label") or spec["setting"]
+    return Part(label, equivalent, text, inconclusive=not equivalent and not differs)
+
+
+def level_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool = False) -> Part:
+    """*Level* (the paper's number): Welch's two-sample t-test of the paper's mean against ours, each
+    with its standard error: the paper's standard deviation over the square root of its number of
+    splits, or, where the paper ran one test set of N points, the binomial standard error of its
+    rate; ours likewise from our splits, or from the per-image errors of our one test set. Where the
+    paper states a number of splits but no spread, its standard deviation is taken to be ours (said
+    in the cell). The level holds when the test does not reject "the same mean" at α; the cell
+    gives the gap in standard errors of the difference."""
     row = table.row(spec["setting"], spec["method"])
     paper, ours = float(row.paper), float(row.ours_mean)
+    scale, n_test = _unit(row, spec)
+    n_ours = int(row.n_splits)
+    ours_std = float(row.ours_std) if math.isfinite(float(row.ours_std)) else math.nan
+    values = table.values(spec["setting"], spec["method"])
+    if n_ours > 1:
+        se_o, df_o = ours_std / math.sqrt(n_ours), n_ours - 1
+    elif values is not None and values.size > 1:  # one test set: its per-image errors
+        se_o, df_o = float(np.std(values, ddof=1)) / math.sqrt(values.size), math.inf
+    elif n_test:
+        se_o, df_o = binomial_se(ours, scale, n_test), math.inf
+    else:
+        raise ValueError(f"{table.name}: ({spec['setting']!r}, {spec['method']!r}) has no spread")
     paper_std = spec.get("paper_std")
     if paper_std is None and "paper_std" in row.index and math.isfinite(float(row.paper_std)):
         paper_std = float(row.paper_std)
-    tolerance, whose = (
-        (float(paper_std), "the paper's std")
-        if paper_std is not None
-        else (float(row.ours_std), "our std")
-    )
-    gap = ours - paper
-    holds = abs(gap) <= tolerance + 1e-12
+    paper_n = spec.get("paper_n")
+    if paper_std is not None and paper_n and paper_n > 1:
+        se_p, df_p, whose = (
+            float(paper_std) / math.sqrt(paper_n),
+            paper_n - 1,
+            f"paper ± {_num(float(paper_std))} over {paper_n} splits",
+        )
+    elif n_test and not (paper_n and paper_n > 1):
+        se_p, df_p, whose = (
+            binomial_se(paper, scale, n_test),
+            math.inf,
+            f"paper: one test set of {n_test:,}",
+        )
+    elif paper_n and paper_n > 1 and math.isfinite(ours_std):
+        se_p, df_p, whose = (
+            ours_std / math.sqrt(paper_n),
+            paper_n - 1,
+            f"paper's std taken as ours, {paper_n} splits",
+        )
+    else:
+        raise ValueError(
+            f"claim part {spec.get('label')}: the paper's spread is unknown (give paper_n, "
+            "paper_std or paper_test_size in claims.toml)"
+        )
+    t, _, p = welch(ours, se_o, df_o, paper, se_p, df_p)
+    holds = p >= ALPHA
     label = spec.get("label") or f"{spec['setting']}, {spec['method']}"
-    std = float(row.ours_std)
-    shown = f"{_num(ours)} ± {_num(std)}" if math.isfinite(std) else _num(ours)
+    shown = f"{_num(ours)} ± {_num(ours_std)}" if math.isfinite(ours_std) else _num(ours)
     text = (
-        f"{shown} vs {_num(paper)} ({'+' if gap > 0 else ''}{_num(gap)}; "
-        f"{abs(gap) / tolerance:.1f} × {whose})"
-        if tolerance > 0
-        else f"{shown} vs {_num(paper)}"
+        f"{shown} vs {_num(paper)} ({_signed(ours - paper)}; {whose}; Welch t = {t:.1f}, {_p(p)})"
     )
     return Part(label, holds, text)
 
 
 SHOWN_OP = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+OPS = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
 
 
-def threshold_part(table: Table, spec: dict) -> Part:
-    """Our mean (or, `spread`, our split-to-split std) on the claimed side of the bound."""
+def threshold_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool = False) -> Part:
+    """*Threshold* ("fewer than 20 iterations", "above 95 %"): a one-sided one-sample t-test of our
+    per-split values against the bound; the part holds when it rejects "on the other side of the
+    bound" at α. A claim about the runs themselves ("in every run", "not always") is decided by
+    counting them, with no test. A claim about the spread ("almost the same whatever the start") is
+    a one-sided χ² test that our split-to-split standard deviation is below the bound. A single
+    value is decided by its side, and the cell says "one value"."""
     row = table.row(spec["setting"], spec["method"])
-    ours = float(row.ours_std if spec.get("spread") else row.ours_mean)
     bound, op = float(spec["bound"]), spec["op"]
-    holds = {"<": ours < bound, "<=": ours <= bound, ">": ours > bound, ">=": ours >= bound}[op]
     label = spec.get("label") or f"{spec['setting']}, {spec['method']}"
     values = table.values(spec["setting"], spec["method"])
+    if values is None or values.size < 2 or int(row.n_splits) < 2:
+        values = np.array([float(row.ours_mean)])
+    n = values.size
+    claimed = f"claimed {SHOWN_OP[op]} {_num(bound)}"
     if spec.get("spread"):
-        return Part(label, bool(holds), f"std {_num(ours)} (mean {_num(float(row.ours_mean))})")
-    spread = (
-        f", splits {_num(values.min())}–{_num(values.max())}"
-        if values is not None and values.size > 1 and int(row.n_splits) > 1
-        else ""
-    )
-    return Part(label, bool(holds), f"{_num(ours)}{spread} (claimed {SHOWN_OP[op]} {_num(bound)})")
+        sd = float(np.std(values, ddof=1))
+        p = float(stats.chi2.cdf((n - 1) * sd**2 / bound**2, n - 1)) if bound > 0 else 1.0
+        text = f"std {_num(sd)} over {n} runs (mean {_num(values.mean())}; {claimed}, χ² {_p(p)})"
+        return Part(label, p < ALPHA, text)
+    on_side = OPS[op](values, bound)
+    if spec.get("runs") in ("every", "some"):
+        holds = bool(on_side.all() if spec["runs"] == "every" else on_side.any())
+        text = f"{int(on_side.sum())} of {n} runs {SHOWN_OP[op]} {_num(bound)} ({spec['runs']} run claimed)"
+        return Part(label, holds, text)
+    mean = float(values.mean())
+    if n == 1:
+        return Part(label, bool(on_side[0]), f"{_num(mean)} ({claimed}; one value)")
+    sd = float(np.std(values, ddof=1))
+    if sd == 0:
+        p = 0.0 if bool(OPS[op](mean, bound)) and mean != bound else 1.0
+    else:
+        t = (mean - bound) / (sd / math.sqrt(n))
+        p = float(stats.t.cdf(t, n - 1) if op in ("<", "<=") else stats.t.sf(t, n - 1))
+    text = f"{_num(mean)}, splits {_num(values.min())}–{_num(values.max())} ({claimed}, one-sided t {_p(p)})"
+    return Part(label, p < ALPHA, text)
 
 
 def count_part(tables: Tables, claim: dict) -> Part:
+    """*Count* (wins / draws / losses over data sets): each data set is a win, a draw or a loss by
+    the paired test of *Direction*; the counts at the paper's precision (means rounded to its
+    decimals) are shown beside. The claim holds with at least the paper's wins and at most its
+    losses."""
     wins = draws = losses = 0
     rounded = [0, 0, 0]
     pieces = []
@@ -333,6 +499,9 @@ def count_part(tables: Tables, claim: dict) -> Part:
 
 
 def best_part(tables: Tables, claim: dict) -> Part:
+    """*Best*: the number of data sets on which the named method has the best mean at the paper's
+    precision (ties count), ours against the paper's own table; it holds when ours is at least the
+    paper's. (A count of means, not a test: the paper's claim is about its own table's means.)"""
     ours_best = paper_best = total = 0
     pieces = []
     for group in claim["groups"]:
@@ -354,45 +523,100 @@ def best_part(tables: Tables, claim: dict) -> Part:
     return Part(claim.get("label", "best"), holds, text)
 
 
-def across_part(tables: Tables, claim: dict) -> Part:
-    diffs = []
+def _across_diffs(tables: Tables, pair: dict) -> np.ndarray:
+    table = tables[pair["table"]]
+    return np.array(
+        [
+            float(table.row(s, pair["better"]).ours_mean)
+            - float(table.row(s, pair["worse"]).ours_mean)
+            for s in table.settings_with(pair["better"], pair["worse"])
+        ]
+    )
+
+
+def across_part(tables: Tables, claim: dict) -> list[Part]:
+    """*Across* ("A is slightly better than B" over many data sets): the differences of our means,
+    one per data set, tested by the Wilcoxon signed-rank test over the data sets as for
+    *Direction*. With a margin (the claim "comparable" over data sets), the part is decided as for
+    *Same*, the data set being the paired unit."""
+    groups: dict[str, list[np.ndarray]] = {}
     for pair in claim["pairs"]:
-        table = tables[pair["table"]]
-        for setting in table.settings_with(pair["better"], pair["worse"]):
-            a = float(table.row(setting, pair["better"]).ours_mean)
-            b = float(table.row(setting, pair["worse"]).ours_mean)
-            diffs.append(a - b)
-    diffs = np.array(diffs)
-    result, d, p = outcome(diffs, np.zeros_like(diffs))
-    text = f"mean difference {'+' if d > 0 else ''}{_num(d)} over {diffs.size} data sets ({_p(p)})"
-    return Part(claim.get("label", "across data sets"), result == 1, text)
+        groups.setdefault(pair.get("part", claim.get("label", "across data sets")), []).append(
+            _across_diffs(tables, pair)
+        )
+    out = []
+    for label, pieces in groups.items():
+        diffs = np.concatenate(pieces)
+        if "margin" in claim:
+            out.append(_same_from_diffs(diffs, {"margin": claim["margin"], "label": label}))
+            continue
+        result, d, p = outcome(diffs, np.zeros_like(diffs))
+        text = f"mean difference {_signed(d)} over {diffs.size} data sets ({_p(p)})"
+        out.append(Part(label, result == 1, text))
+    return out
+
+
+def _same_from_diffs(diffs: np.ndarray, spec: dict) -> Part:
+    n, d = diffs.size, float(diffs.mean())
+    p = paired_p(diffs, np.zeros_like(diffs))
+    half = stats.t.ppf(1 - ALPHA, n - 1) * float(np.std(diffs, ddof=1)) / math.sqrt(n)
+    margin = float(spec["margin"])
+    low, high = d - half, d + half
+    equivalent = -margin < low and high < margin
+    text = (
+        f"mean difference {_signed(d)} over {n} data sets ({_p(p)}); 90 % interval "
+        f"[{_num(low)}, {_num(high)}] against the margin ± {_num(margin)}"
+    )
+    return Part(spec["label"], equivalent, text, inconclusive=not equivalent and not p < ALPHA)
 
 
 # ---- claims ------------------------------------------------------------------------------------
 
 
-def _with_reading(spec: dict, reading: str | None) -> dict:
+def _substitute(value, reading: Reading):
+    if isinstance(value, str):
+        value = value.replace("{r}", reading.tdl).replace("{l}", reading.le)
+        for key, text in reading.fills:
+            value = value.replace("{" + key + "}", text)
+        return value
+    if isinstance(value, list):
+        return [_substitute(v, reading) for v in value]
+    return value
+
+
+def _with_reading(spec: dict, reading: Reading | None) -> dict:
     if reading is None:
         return spec
-    suffix = READING_SUFFIX[reading]
-    return {k: (v.replace("{r}", suffix) if isinstance(v, str) else v) for k, v in spec.items()}
+    return {k: _substitute(v, reading) for k, v in spec.items()}
 
 
-def _parts(claim: dict, tables: Tables, reading: str | None) -> list[Part]:
+PART_RULES = {
+    "direction": direction_part,
+    "same": same_part,
+    "level": level_part,
+    "threshold": threshold_part,
+}
+CLAIM_RULES = {"count": count_part, "best": best_part, "across": across_part}
+
+
+def _parts(claim: dict, tables: Tables, reading: Reading | None) -> list[Part]:
     rule = claim["rule"]
     lower = bool(claim.get("lower_is_better", False))
-    if rule in ("direction", "same", "level", "threshold"):
+    if rule in PART_RULES:
         out = []
         for spec in claim["parts"]:
-            spec = _with_reading(spec, reading)
+            spec = _with_reading(
+                {
+                    **{k: claim[k] for k in ("paper_n", "paper_test_size", "margin") if k in claim},
+                    **spec,
+                },
+                reading,
+            )
             table = tables[spec.get("table", claim.get("table"))]
-            if rule in ("direction", "same"):
-                out.append(direction_part(table, spec, lower, same=rule == "same"))
-            elif rule == "level":
-                out.append(level_part(table, spec))
-            else:
-                out.append(threshold_part(table, spec))
+            out.append(PART_RULES[rule](tables, table, spec, lower))
         return out
+    if rule not in CLAIM_RULES:
+        raise ValueError(f"claim {claim['id']}: unknown rule {rule!r}")
     claim = {
         **claim,
         **{
@@ -401,18 +625,22 @@ def _parts(claim: dict, tables: Tables, reading: str | None) -> list[Part]:
             if key in claim
         },
     }
-    if rule == "count":
-        return [count_part(tables, claim)]
-    if rule == "best":
-        return [best_part(tables, claim)]
-    if rule == "across":
-        return [across_part(tables, claim)]
-    raise ValueError(f"claim {claim['id']}: unknown rule {rule!r}")
+    found = CLAIM_RULES[rule](tables, claim)
+    return found if isinstance(found, list) else [found]
 
 
 def combine(parts: list[Part]) -> str:
-    held = sum(p.holds for p in parts)
-    return "yes" if held == len(parts) else ("no" if held == 0 else "partly")
+    """A claim has one or more named parts, all the comparisons its sentence makes (none left out
+    for how it came out): "yes" when every part holds; "no" when none holds and at least one does
+    not; "partly" when some hold and some do not; "inconclusive" when none fails but not all are
+    shown to hold. Each part is named in the cell with its test."""
+    held = sum(p.state == HOLDS for p in parts)
+    failed = sum(p.state == FAILS for p in parts)
+    if held == len(parts):
+        return "yes"
+    if failed == 0:
+        return INCONCLUSIVE
+    return "no" if held == 0 else "partly"
 
 
 MANY_PARTS = 5  # past this many parts the cell lists the ones that do not hold
@@ -420,25 +648,67 @@ MANY_PARTS = 5  # past this many parts the cell lists the ones that do not hold
 
 def _ours_text(parts: list[Part]) -> str:
     if len(parts) == 1:
-        return parts[0].text
+        return parts[0].text + (f" ({parts[0].state})" if parts[0].inconclusive else "")
     if len(parts) >= MANY_PARTS:
-        failing = [p for p in parts if not p.holds]
+        failing = [p for p in parts if p.state != HOLDS]
         head = f"{len(parts) - len(failing)} of {len(parts)} hold"
         return head + (
-            "; not: " + "; ".join(f"{p.label} {p.text}" for p in failing) if failing else ""
+            "; not: " + "; ".join(f"{p.label} {p.text} ({p.state})" for p in failing)
+            if failing
+            else ""
         )
-    return "; ".join(f"{p.label}: {p.text} ({'holds' if p.holds else 'does not'})" for p in parts)
+    return "; ".join(f"{p.label}: {p.text} ({p.state})" for p in parts)
+
+
+def _readings_of(claim: dict, tables: Tables) -> list[Reading | None]:
+    """The readings a claim is computed under: `readings = true` means every reading of the TDL
+    paper whose rows the claim's table holds (the default always; a reading with none of its rows
+    is one that was not run there); a list of TDL reading names, those; a list of tables
+    (name, fixed, and a text for each placeholder of the claim's rows), a reading of another paper
+    (the first is the headline)."""
+    wanted = claim.get("readings")
+    if not wanted:
+        return [None]
+    if isinstance(wanted, list) and wanted and isinstance(wanted[0], dict):
+        return [
+            Reading(
+                r["name"],
+                "",
+                "",
+                r.get("fixed", ""),
+                tuple((k, v) for k, v in r.items() if k not in ("name", "fixed")),
+            )
+            for r in wanted
+        ]
+    names = [r.name for r in READINGS] if wanted is True else list(wanted)
+    out = []
+    for name in names:
+        reading = READING_BY_NAME[name]
+        try:
+            _parts(claim, tables, reading)
+        except KeyError:
+            if name == READINGS[0].name or wanted is not True:
+                raise
+            continue
+        out.append(reading)
+    return out
 
 
 def evaluate(claim: dict, tables: Tables) -> Verdict:
-    """The verdict of one claim by the rule (stated verdicts for rows with nothing to compute)."""
+    """*Readings*: where the paper leaves a choice open that changes the answer (TDL's Laplacian
+    and its 1/n; Zhang's feature scaling), the claim is computed under every reading that was run,
+    each with its verdict; the headline verdict is the one under the library's default reading
+    (for Zhang's Table 1, raw features, the first reading run), and the claim or the list below the
+    rule says when each reading was fixed. *Stated*: rows with nothing to compute carry "yes
+    (tests)" (checked by the named tests), "yes (bench)" (a speed measured in bench/) or "not run",
+    with the reason."""
     if claim["rule"] == "stated":
         if claim["verdict"] not in VERDICTS:
             raise ValueError(f"claim {claim['id']}: verdict must be one of {VERDICTS}")
         return Verdict(
             claim, claim["verdict"], claim.get("ours", "—"), claim.get("paper_text", "—")
         )
-    readings = claim.get("readings") or [None]
+    readings = _readings_of(claim, tables)
     by_reading, texts, first_parts = {}, [], None
     for reading in readings:
         parts = _parts(claim, tables, reading)
@@ -446,16 +716,47 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
         if first_parts is None:
             first_parts = parts
         if reading is not None:
-            by_reading[reading] = word
-            role = "fixed before looking" if reading == readings[0] else "chosen later"
-            texts.append(f"*{reading}* ({role}): {_ours_text(parts)}")
+            by_reading[reading.name] = word
+            fixed = f"; fixed: {reading.fixed}" if reading.fills and reading.fixed else ""
+            texts.append(f"*{reading.name}* ({word}{fixed}): {_ours_text(parts)}")
         else:
             texts.append(_ours_text(parts))
     word = combine(first_parts)
-    ours = " — ".join(texts) if readings != [None] else texts[0]
+    ours = " — ".join(texts)
     if claim.get("ours_note"):
         ours = f"{ours}; {claim['ours_note']}"
     return Verdict(claim, word, ours, claim.get("paper_text", "—"), first_parts, by_reading)
+
+
+def _paragraph(function) -> str:
+    return " ".join(inspect.cleandoc(function.__doc__).split())
+
+
+RULE_FUNCTIONS = (
+    combine,
+    direction_part,
+    same_part,
+    level_part,
+    threshold_part,
+    count_part,
+    best_part,
+    across_part,
+    evaluate,
+)
+RULE_TEXT = "\n\n".join(
+    [
+        f"**The verdict rule** (computed by `metriclab.reproduce.verdicts` from the committed "
+        f"tables, at α = {ALPHA}; each paragraph is the docstring of the function that computes "
+        "it, and a test fails when this table disagrees with it)."
+    ]
+    + [_paragraph(f) for f in RULE_FUNCTIONS]
+)
+READINGS_TEXT = (
+    "**When each TDL reading was fixed** (from the git history): "
+    + "; ".join(f"*{r.name}*: {r.fixed}" for r in READINGS)
+    + "."
+)
+__doc__ = __doc__ + "\n" + RULE_TEXT + "\n\n" + READINGS_TEXT + "\n"
 
 
 @lru_cache(maxsize=1)
@@ -535,9 +836,13 @@ def _cell(text: str) -> str:
 
 
 def verdict_cell(v: Verdict) -> str:
+    """The headline verdict, and under readings each reading's (the default named first)."""
     word = f"**{v.word}**"
-    others = [f"{r}: {w}" for r, w in list(v.readings.items())[1:]]
-    return word + (f" ({'; '.join(others)})" if others else "")
+    if not v.readings:
+        return word
+    items = list(v.readings.items())
+    shown = [f"{items[0][0]}, the headline reading"] + [f"{r}: {w}" for r, w in items[1:]]
+    return word + f" ({'; '.join(shown)})"
 
 
 def claim_cell(claim: dict) -> str:
@@ -551,6 +856,10 @@ def claim_cell(claim: dict) -> str:
 def markdown_table(verdicts: list[Verdict]) -> str:
     lines = [
         BEGIN,
+        "",
+        RULE_TEXT,
+        "",
+        READINGS_TEXT,
         "",
         "| claim (paper's words) | paper | ours | holds? | why |",
         "|---|---|---|---|---|",
@@ -575,3 +884,39 @@ def counts(verdicts: list[Verdict]) -> dict[str, int]:
     for v in verdicts:
         out[v.word] += 1
     return out
+
+
+# ---- sentences that speak of a claim -----------------------------------------------------------
+
+# `[claim tdl-table1-levels: no]` or `[claim tdl-fig1, symmetric: partly]` in prose.
+MARKER = re.compile(r"\[claim ([a-z0-9-]+)(?:, ([a-z_/, 1]+?))?: ([a-z ()]+)\]")
+
+
+def prose_markers(text: str) -> list[tuple[str, str | None, str]]:
+    """(claim id, reading or None, verdict word) of each claim marker in `text`."""
+    return [(m.group(1), m.group(2), m.group(3)) for m in MARKER.finditer(text)]
+
+
+def check_prose(text: str, verdicts: list[Verdict], where: str = "") -> list[str]:
+    """The disagreements between the markers of `text` and the computed verdicts, and every claim
+    id named in `text` outside a marker (a sentence that speaks of a claim must carry its verdict)."""
+    by_id = {v.id: v for v in verdicts}
+    problems = []
+    for claim_id, reading, word in prose_markers(text):
+        v = by_id.get(claim_id)
+        if v is None:
+            problems.append(f"{where}: [claim {claim_id}]: no such claim")
+            continue
+        computed = v.readings.get(reading) if reading else v.word
+        if computed is None:
+            problems.append(f"{where}: [claim {claim_id}, {reading}]: no such reading")
+        elif computed != word:
+            problems.append(
+                f"{where}: [claim {claim_id}{', ' + reading if reading else ''}: {word}] but the rule "
+                f"gives {computed!r}: correct the sentence and its marker"
+            )
+    bare = MARKER.sub("", text)
+    for claim_id in by_id:
+        if re.search(rf"(?<![\w/.-]){re.escape(claim_id)}(?![\w-])", bare):
+            problems.append(f"{where}: claim {claim_id} named without its verdict marker")
+    return problems

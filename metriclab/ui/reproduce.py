@@ -26,6 +26,7 @@ BADGE = {  # verdict: (background, text colour)
     "yes (tests)": ("#2da44e", "#ffffff"),
     "yes (bench)": ("#2da44e", "#ffffff"),
     "partly": ("#d4a72c", "#1f2328"),
+    "inconclusive": ("#5a6fb5", "#ffffff"),  # neither shown to hold nor shown not to (issue 39)
     "no": ("#cf222e", "#ffffff"),
     "not run": ("#8c959f", "#ffffff"),
     "table stale": ("#ffffff", "#cf222e"),  # the committed table cannot answer it: regenerate
