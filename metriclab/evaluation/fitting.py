@@ -139,8 +139,26 @@ class SplitRequest:
 
     @classmethod
     def of(cls, spec, data, mask, params: Mapping[str, Any] = (), **options) -> SplitRequest:
-        """The request of `spec` with `params` on the split `mask` of `data` (a Dataset): its
-        features, labels, image shape and name; `options`: protocol, preprocess."""
+        """Make the request of a method on a split of a data set.
+
+        Parameters
+        ----------
+        spec : MethodSpec
+            The method.
+        data : Dataset
+            The data set: its features, labels, image shape and name are taken.
+        mask : ndarray of bool of shape (n_samples,)
+            True marks a labeled / training point.
+        params : mapping, default=()
+            The method's parameters.
+        **options
+            `protocol` and `preprocess`, as in `SplitRequest`.
+
+        Returns
+        -------
+        SplitRequest
+            The request.
+        """
         return cls(
             spec,
             data.X,
