@@ -50,6 +50,8 @@ def _respell(obj, paths, write: bool) -> bool:
     """Whether a colour of `obj` at `paths` collides; with `write`, respell them in place."""
     collided = False
     for path in paths:
+        if path not in obj:  # a property this trace type lacks (indexing it makes plotly compute
+            continue  # spelling suggestions before raising: most of this function's time)
         try:
             value = obj[path]
         except (KeyError, ValueError, TypeError):
