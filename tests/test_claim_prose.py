@@ -26,6 +26,7 @@ def prose_files() -> list[Path]:
     files += sorted((ROOT / "docs" / "reproduction").glob("*.md"))
     files += sorted((ROOT / "metriclab" / "ui" / "lessons").glob("*.toml"))
     files += sorted((ROOT / "metriclab" / "reproduce").glob("*.py"))
+    files += sorted((ROOT / "metriclab" / "methods").glob("*.py"))
     return [f for f in files if f.exists()]
 
 
@@ -66,6 +67,10 @@ def test_the_prose_marks_the_claims_it_speaks_of():
             ("tdl-table2-tangent-levels", None),
         },
         "metriclab/reproduce/tangent.py": {("mody-combined-10", None)},
+        "metriclab/methods/spectral.py": {
+            ("tdl-fig1", "symmetric"),
+            ("tdl-table1-some-cases", None),
+        },
         "metriclab/ui/lessons/mody.toml": {("mody-combined-10", None)},
         "metriclab/ui/lessons/zhang.toml": {("zhang-fig4", None)},
     }
