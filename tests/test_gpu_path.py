@@ -279,3 +279,32 @@ def test_cupy_brute_force_and_a_gpu_fit_equal_the_cpu_s():
     assert gpu.device_ == "gpu" and gpu.eigen_solver_ == "subspace"
     np.testing.assert_allclose(gpu.eigenvalues_, cpu.eigenvalues_, rtol=0, atol=1e-8)
     _principal_angles_agree(cpu.eigenvalues_, gpu.embedding_, cpu.embedding_)
+
+
+# --------------------------------------------------------------------------------------------
+# The app says which device fitted a view
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_view_result_carries_the_device_that_fitted_it(monkeypatch):
+    from metriclab import datasets
+    from metriclab.ui.shared import compute
+    from tests.apptest_helpers import fit_request, split_ref
+
+    _no_gpu(monkeypatch)
+    ds = datasets.load("two_moons")
+    mask = compute.split_mask(ds.y, split_ref("per_class", 5, 0))
+    assert compute.fit_view(ds, mask, fit_request("two_moons", "tdl")).device == "cpu"
+    _numpy_gpu(monkeypatch)
+    assert compute.fit_view(ds, mask, fit_request("two_moons", "le")).device == "gpu"
+    assert compute.fit_view(ds, mask, fit_request("two_moons", "euclidean")).device is None
+
+
+def test_the_live_view_s_caption_names_the_device():
+    from tests.apptest_helpers import run_page
+
+    at = run_page("embed", {"method": "tdl"}, timeout=120)
+    assert not at.exception and not at.error
+    fitted = [c.value for c in at.main.caption if "on this split; fit in" in c.value]
+    device = "GPU" if gpu_available() else "CPU"  # "auto": the GPU where there is one
+    assert fitted and all(f" ms on the {device} (cached" in c for c in fitted), fitted
