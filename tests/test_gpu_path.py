@@ -308,3 +308,30 @@ def test_the_live_view_s_caption_names_the_device():
     fitted = [c.value for c in at.main.caption if "on this split; fit in" in c.value]
     device = "GPU" if gpu_available() else "CPU"  # "auto": the GPU where there is one
     assert fitted and all(f" ms on the {device} (cached" in c for c in fitted), fitted
+
+
+# --------------------------------------------------------------------------------------------
+# The 1-NN baseline
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_knn_accuracy_on_the_gpu_backend_equals_scikit_learn_s(k, monkeypatch):
+    from sklearn.datasets import load_digits
+
+    from metriclab.evaluation import knn_accuracy
+
+    X, y = load_digits(return_X_y=True)
+    X = X + np.random.default_rng(0).normal(0, 1e-3, X.shape)  # no tied distances
+    expected = knn_accuracy(X[:1000], y[:1000], X[1000:], y[1000:], k=k, device="cpu")
+    _numpy_gpu(monkeypatch)
+    searched = []
+    real = graphs.brute_force_neighbors
+    monkeypatch.setattr(
+        "metriclab.evaluation.scoring.brute_force_neighbors",
+        lambda *a, **kw: searched.append(kw["device"]) or real(*a, **kw),
+    )
+    forced = knn_accuracy(X[:1000], y[:1000], X[1000:], y[1000:], k=k, device="gpu")
+    assert searched == ["gpu"] and forced == expected
+    knn_accuracy(X[:1000], y[:1000], X[1000:], y[1000:], k=k)  # "auto": too small for the GPU
+    assert searched == ["gpu"]
