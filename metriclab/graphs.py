@@ -49,6 +49,8 @@ CANDIDATE_COMPONENTS = 50  # principal components of the candidate search
 CANDIDATE_FACTOR = 2  # candidates per point: CANDIDATE_FACTOR × n_neighbors
 PCA_FIT_POINTS = 10_000  # the principal components are fitted on a sample of this many points
 BRUTE_BLOCK_ENTRIES = 1 << 24  # distances per block of `brute_force_neighbors` (128 MB in float64)
+BRUTE_BLOCK_ENTRIES_GPU = 1 << 27  # ... on a GPU (1 GB: fewer, larger products; 10^6 points in
+# blocks of 134 rows)
 
 
 def knn_distances(
@@ -132,8 +134,9 @@ def brute_force_neighbors(
     if not 1 <= k <= n - int(itself):
         raise ValueError(f"n_neighbors must be in [1, {n - int(itself)}], got {n_neighbors}")
     reference_norms = (reference * reference).sum(axis=1)
-    rows = max(1, min(m, BRUTE_BLOCK_ENTRIES // max(n, 1)))
-    distances, indices = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
+    entries = BRUTE_BLOCK_ENTRIES if on.device == "cpu" else BRUTE_BLOCK_ENTRIES_GPU
+    rows = max(1, min(m, entries // max(n, 1)))
+    distances, indices = xp.empty((m, k)), xp.empty((m, k), dtype=xp.int64)  # on the device
     for start in range(0, m, rows):
         block = queries[start : start + rows]
         size = block.shape[0]
@@ -148,9 +151,9 @@ def brute_force_neighbors(
         difference = reference[nearest] - block[:, None, :]  # exact: no cancellation
         exact = xp.sqrt((difference * difference).sum(axis=2))
         order = xp.argsort(exact, axis=1, kind="stable")
-        distances[start : start + size] = on.to_host(xp.take_along_axis(exact, order, axis=1))
-        indices[start : start + size] = on.to_host(xp.take_along_axis(nearest, order, axis=1))
-    return distances, indices
+        distances[start : start + size] = xp.take_along_axis(exact, order, axis=1)
+        indices[start : start + size] = xp.take_along_axis(nearest, order, axis=1)
+    return on.to_host(distances), on.to_host(indices)
 
 
 def tree_prunes(X: np.ndarray, n_neighbors: int, seed: int = 0) -> bool:
