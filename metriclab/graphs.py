@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KDTree, NearestNeighbors
 
+from metriclab.array_module import backend, resolve_device
 from metriclab.kernels import squared_distances
 
 GRAPH_KINDS = ("knn", "full")
@@ -47,10 +48,13 @@ APPROXIMATE_MIN_WORK = 1e12  # "auto": n² · d above which the PCA-candidate se
 CANDIDATE_COMPONENTS = 50  # principal components of the candidate search
 CANDIDATE_FACTOR = 2  # candidates per point: CANDIDATE_FACTOR × n_neighbors
 PCA_FIT_POINTS = 10_000  # the principal components are fitted on a sample of this many points
+BRUTE_BLOCK_ENTRIES = 1 << 24  # distances per block of `brute_force_neighbors` (128 MB in float64)
+BRUTE_BLOCK_ENTRIES_GPU = 1 << 27  # ... on a GPU (1 GB: fewer, larger products; 10^6 points in
+# blocks of 134 rows)
 
 
 def knn_distances(
-    X: np.ndarray, n_neighbors: int, algorithm: str = "auto"
+    X: np.ndarray, n_neighbors: int, algorithm: str = "auto", device: str = "cpu"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Distances and indices of the `n_neighbors` nearest other points of every point (n × k each,
     ascending distances).
@@ -58,12 +62,16 @@ def knn_distances(
     A point is never its own neighbour, even when it has exact duplicates (scikit-learn's
     `kneighbors()` without a query excludes the query point itself). algorithm: "exact", or
     "approximate" (`pca_candidate_neighbors`), or "auto" (approximate past APPROXIMATE_MIN_WORK).
+    device="gpu" (or "auto" where a GPU is usable, `metriclab.array_module`): always the exact
+    `brute_force_neighbors` on the GPU (blocked matrix products are what a GPU does fastest).
     """
     n = X.shape[0]
     if not 1 <= n_neighbors < n:
         raise ValueError(f"n_neighbors must be in [1, {n - 1}] for {n} points, got {n_neighbors}")
     if algorithm not in KNN_ALGORITHMS:
         raise ValueError(f"algorithm must be one of {KNN_ALGORITHMS}, got {algorithm!r}")
+    if resolve_device(device) == "gpu":
+        return brute_force_neighbors(X, n_neighbors, device="gpu")
     if algorithm == "auto":
         big = float(n) ** 2 * X.shape[1] > APPROXIMATE_MIN_WORK
         algorithm = "approximate" if big and X.shape[1] > CANDIDATE_COMPONENTS else "exact"
@@ -73,6 +81,79 @@ def knn_distances(
     model = NearestNeighbors(n_neighbors=n_neighbors, algorithm=search).fit(X)
     distances, indices = model.kneighbors()
     return distances, indices
+
+
+def brute_force_neighbors(
+    X: np.ndarray, n_neighbors: int, query: np.ndarray | None = None, device: str = "cpu"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Find the exact nearest neighbours by blocked matrix products, on the CPU or the GPU.
+
+    Squared distances ‖q‖² - 2 q·x + ‖x‖² for a block of queries at a time (BRUTE_BLOCK_ENTRIES
+    distances), the `n_neighbors` smallest chosen by partition, then their distances recomputed
+    exactly from the differences and sorted. Written once for NumPy and CuPy
+    (`metriclab.array_module`): the GPU's kNN graph and 1-NN baseline.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The reference points.
+    n_neighbors : int
+        Neighbours per query point.
+    query : ndarray of shape (n_queries, n_features), optional
+        The points whose neighbours are sought; None: X itself, each point excluding itself (a
+        duplicate of it is still a neighbour, as in scikit-learn's ``kneighbors()``).
+    device : {"cpu", "gpu", "auto"}, default="cpu"
+        Where the products run.
+
+    Returns
+    -------
+    distances : ndarray of shape (n_queries, n_neighbors)
+        Euclidean distances, ascending per row (NumPy, on the host).
+    indices : ndarray of shape (n_queries, n_neighbors)
+        The neighbours' rows of X.
+
+    See Also
+    --------
+    knn_distances : The CPU's choice of search (kd-tree, brute force, PCA candidates).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.graphs import brute_force_neighbors
+    >>> X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    >>> distances, indices = brute_force_neighbors(X, 2)
+    >>> indices.tolist(), distances[0].tolist()
+    ([[1, 2], [0, 2], [1, 0], [2, 1]], [1.0, 3.0])
+    """
+    on = backend(device)
+    xp = on.xp
+    reference = on.to_device(np.asarray(X, dtype=np.float64))
+    itself = query is None
+    queries = reference if itself else on.to_device(np.asarray(query, dtype=np.float64))
+    n, m, k = reference.shape[0], queries.shape[0], int(n_neighbors)
+    if not 1 <= k <= n - int(itself):
+        raise ValueError(f"n_neighbors must be in [1, {n - int(itself)}], got {n_neighbors}")
+    reference_norms = (reference * reference).sum(axis=1)
+    entries = BRUTE_BLOCK_ENTRIES if on.device == "cpu" else BRUTE_BLOCK_ENTRIES_GPU
+    rows = max(1, min(m, entries // max(n, 1)))
+    distances, indices = xp.empty((m, k)), xp.empty((m, k), dtype=xp.int64)  # on the device
+    for start in range(0, m, rows):
+        block = queries[start : start + rows]
+        size = block.shape[0]
+        squared = (block * block).sum(axis=1)[:, None] - 2.0 * (block @ reference.T)
+        squared += reference_norms[None, :]
+        if itself:
+            squared[xp.arange(size), xp.arange(start, start + size)] = xp.inf
+        nearest = (
+            xp.argpartition(squared, k - 1, axis=1)[:, :k] if k < n else xp.argsort(squared, 1)
+        )
+        nearest = nearest[:, :k]
+        difference = reference[nearest] - block[:, None, :]  # exact: no cancellation
+        exact = xp.sqrt((difference * difference).sum(axis=2))
+        order = xp.argsort(exact, axis=1, kind="stable")
+        distances[start : start + size] = xp.take_along_axis(exact, order, axis=1)
+        indices[start : start + size] = xp.take_along_axis(nearest, order, axis=1)
+    return on.to_host(distances), on.to_host(indices)
 
 
 def tree_prunes(X: np.ndarray, n_neighbors: int, seed: int = 0) -> bool:
@@ -140,16 +221,18 @@ def knn_graph(
     weights: str = "heat",
     width: float | None = None,
     algorithm: str = "auto",
+    device: str = "cpu",
 ) -> tuple[sp.csr_matrix, float]:
     """Union-symmetrised kNN graph W (CSR, zero diagonal) and the heat width t used.
 
     weights="heat": w_ij = exp(-||x_i - x_j||^2 / t); weights="binary": w_ij = 1. With
     `width=None` t is `auto_width` of the kNN distances (reported also for binary weights).
+    device: where the neighbour search runs (`knn_distances`).
     """
     if weights not in WEIGHT_KINDS:
         raise ValueError(f"weights must be one of {WEIGHT_KINDS}, got {weights!r}")
     width = _check_width(width)
-    distances, indices = knn_distances(X, n_neighbors, algorithm)
+    distances, indices = knn_distances(X, n_neighbors, algorithm, device)
     return neighbour_graph(distances, indices, weights, width)
 
 
@@ -237,6 +320,7 @@ def build_graph(
     weights: str = "heat",
     width: float | None = None,
     algorithm: str = "auto",
+    device: str = "cpu",
 ) -> tuple[sp.csr_matrix | np.ndarray, float]:
     """Build the neighbourhood graph of points: sparse kNN or dense Gaussian.
 
@@ -257,6 +341,9 @@ def build_graph(
         The heat width t; None: the mean squared distance to the k nearest neighbours.
     algorithm : str, default="auto"
         scikit-learn's neighbour search (:class:`sklearn.neighbors.NearestNeighbors`).
+    device : {"cpu", "gpu", "auto"}, default="cpu"
+        Where the kNN search runs: "gpu" is the exact brute force on the GPU (needs
+        ``pip install "metric-learning-lab[gpu]"``); "auto" the GPU where one is usable.
 
     Returns
     -------
@@ -282,7 +369,7 @@ def build_graph(
     >>> le = LaplacianEigenmaps(n_components=1).fit(ds.X, graph=(W, width))
     """
     if graph == "knn":
-        return knn_graph(X, n_neighbors, weights, width, algorithm)
+        return knn_graph(X, n_neighbors, weights, width, algorithm, device)
     if graph == "full":
         return full_graph(X, width=width, n_neighbors=n_neighbors)
     raise ValueError(f"graph must be one of {GRAPH_KINDS}, got {graph!r}")

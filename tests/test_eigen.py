@@ -22,7 +22,7 @@ from metriclab.methods.spectral import (
     penalized_problem,
 )
 
-PATHS = ("dense", "arpack", "filtered", "shift-invert", "lobpcg")
+PATHS = ("dense", "arpack", "filtered", "subspace", "shift-invert", "lobpcg")
 
 
 def _swiss_roll(n, seed=0):

@@ -75,6 +75,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from metriclab.array_module import DEVICES, resolve_device
 from metriclab.cache import array_digest, canonical_json, module_digest
 from metriclab.eigen import EIGEN_SOLVERS, Eigenpairs, smallest_eigenpairs, thread_limit
 from metriclab.graph_store import SharedGraph, label_cost
@@ -295,6 +296,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         "kernel_width": Rule("float", low=0.0, low_open=True, none_ok=True),
         "tol": Rule("float", low=0.0),
         "verbose": Rule("int", low=0),
+        "device": Rule("choice", choices=DEVICES),
     }
 
     def _cost_and_lam(self, X, y, cost=None, store=None) -> tuple[sp.csr_matrix, float]:
@@ -327,6 +329,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
                     )
             y = y.astype(np.int64)
         check_params(self)  # the class's _parameter_rules
+        self.device_ = resolve_device(self.device)  # "gpu" without CuPy: one line naming the extra
         check_int("n_components", self.n_components, 1, n - 2)  # and those the data set
         if self.n_neighbors is not None:  # None: DEFAULT_NEIGHBORS, at most n - 1
             check_int("n_neighbors", self.n_neighbors, 1, n - 1)
@@ -437,6 +440,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
                 self.random_state,
                 lower,
                 start=start,
+                device=self.device_,
             )
 
         if shared is None:
@@ -455,6 +459,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             "tol": float(self.tol),
             "seed": self.random_state if isinstance(self.random_state, int) else None,
             "code": module_digest("metriclab.methods.spectral"),
+            "device": self.device_,
         }
         family_key = canonical_json(family)
         if shared.store is not None and problem["seed"] is not None:
@@ -480,6 +485,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             n_neighbors=self._graph_neighbors(X.shape[0]),
             weights=self.weights,
             width=self.width,
+            device=self.device_,
         )
 
     def fit_transform(self, X, y=None, **fit_params):
@@ -662,6 +668,10 @@ class TDL(_GraphSpectralEmbedding):
         (the same as λ·n).
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
+    device : {"auto", "cpu", "gpu"}, default="auto"
+        Where the kNN graph and the eigensolve run: "gpu" needs CuPy and an NVIDIA GPU
+        (``pip install "metric-learning-lab[gpu]"``); "auto" is the GPU where one is usable,
+        else the CPU. The device used is ``device_``.
 
     Attributes
     ----------
@@ -747,6 +757,7 @@ class TDL(_GraphSpectralEmbedding):
         random_state=0,
         cost_scale="sum",
         verbose=0,
+        device="auto",
     ):
         self.n_components = n_components
         self.lam = lam
@@ -763,6 +774,7 @@ class TDL(_GraphSpectralEmbedding):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.device = device
 
     def _cost_and_lam(self, X, y, cost=None, store=None):
         k, lam = (
@@ -832,6 +844,10 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         the solver's tolerance; signs are fixed after solving).
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, eigensolve) with its time.
+    device : {"auto", "cpu", "gpu"}, default="auto"
+        Where the kNN graph and the eigensolve run: "gpu" needs CuPy and an NVIDIA GPU
+        (``pip install "metric-learning-lab[gpu]"``); "auto" is the GPU where one is usable,
+        else the CPU. The device used is ``device_``.
 
     Attributes
     ----------
@@ -887,6 +903,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         tol=0.0,
         random_state=0,
         verbose=0,
+        device="auto",
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -900,6 +917,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.device = device
 
     def fit(self, X, y=None, graph=None):
         """Embed the points X (no labels).

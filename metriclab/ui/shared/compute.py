@@ -42,6 +42,7 @@ class ViewResult:
     eigenvalues: np.ndarray | None = None
     fit_time: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
+    device: str | None = None  # "cpu" or "gpu": where it was fitted (`device_`), if it says
     fitted_on: int | None = (
         None  # labelled points the learner saw, where fewer than all (full size)
     )
@@ -189,6 +190,7 @@ def fit_view(
             predictions=predictions,
             fit_time=fitted.fit_time_s,
             extras=_extras(fitted.estimator),
+            device=getattr(fitted.estimator, "device_", None),
         )
     Z = np.asarray(fitted.embedding(), dtype=np.float64)
     if Z.ndim == 1:
@@ -204,6 +206,7 @@ def fit_view(
         eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues, dtype=np.float64),
         fit_time=fitted.fit_time_s,
         extras=_extras(fitted.estimator) if extras else {},
+        device=getattr(fitted.estimator, "device_", None),
     )
 
 

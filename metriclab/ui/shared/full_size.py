@@ -109,6 +109,7 @@ def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
         eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues, dtype=np.float64),
         fit_time=fitted.fit_time_s,
         fitted_on=int(keep.size) if keep.size < labelled.size else None,
+        device=getattr(fitted.estimator, "device_", None),
     )
 
 
