@@ -250,6 +250,16 @@ def test_a_fit_on_the_gpu_backend_equals_the_cpu_fit(laplacian_kind, monkeypatch
     assert gpu.eigen_residual_ < 1e-10
 
 
+def test_without_self_drops_each_row_s_own_index_once_even_behind_a_duplicate():
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [3.0], [3.0]])  # three copies, then a pair
+    distances, indices = NearestNeighbors(n_neighbors=3).fit(X).kneighbors(X)  # self included
+    got_d, got_i = graphs.without_self(distances, indices)
+    want_d, want_i = NearestNeighbors(n_neighbors=2).fit(X).kneighbors()  # self excluded
+    assert not (got_i == np.arange(6)[:, None]).any()
+    np.testing.assert_allclose(got_d, want_d)
+    np.testing.assert_array_equal(np.sort(got_i[:3], axis=1), np.sort(want_i[:3], axis=1))
+
+
 # --------------------------------------------------------------------------------------------
 # On a real GPU (skipped where CuPy cannot import or sees no device)
 # --------------------------------------------------------------------------------------------
@@ -279,6 +289,17 @@ def test_cupy_brute_force_and_a_gpu_fit_equal_the_cpu_s():
     assert gpu.device_ == "gpu" and gpu.eigen_solver_ == "subspace"
     np.testing.assert_allclose(gpu.eigenvalues_, cpu.eigenvalues_, rtol=0, atol=1e-8)
     _principal_angles_agree(cpu.eigenvalues_, gpu.embedding_, cpu.embedding_)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_the_gpu_kd_tree_graph_equals_scikit_learn_s_exact_search(monkeypatch):
+    monkeypatch.setattr(graphs, "GPU_TREE_MIN_POINTS", 1000)
+    X, _ = _clusters(3000, dim=10)
+    distances, indices = graphs.knn_distances(X, 10, device="gpu")
+    reference = NearestNeighbors(n_neighbors=10).fit(X).kneighbors()
+    np.testing.assert_array_equal(indices, reference[1])
+    np.testing.assert_allclose(distances, reference[0], rtol=1e-10)
 
 
 # --------------------------------------------------------------------------------------------
