@@ -140,7 +140,7 @@ def cmd_reproduce(args) -> int:
 def cmd_compare(args) -> int:
     import pandas as pd
 
-    from metriclab.evaluation import compare, summarize
+    from metriclab.evaluation import CompareRequest, compare, summarize
 
     if args.scheduler:
         from metriclab.resources import require
@@ -151,7 +151,7 @@ def cmd_compare(args) -> int:
         print("error: give at most one of --fraction, --n-train, --per-class", file=sys.stderr)
         return 2
     try:
-        results = compare(
+        request = CompareRequest(
             args.dataset,
             args.method,
             n_splits=args.splits,
@@ -160,12 +160,15 @@ def cmd_compare(args) -> int:
             per_class=args.per_class,
             protocol=args.protocol,
             classifier=args.classifier,
+            seed=args.seed,
+            preprocess=args.preprocess,
+        )
+        results = compare(
+            request,
+            progress=None if args.quiet else ProgressBar(),
             n_jobs=args.jobs,
             scheduler=args.scheduler,
-            seed=args.seed,
-            progress=None if args.quiet else ProgressBar(),
             cache=None if args.no_cache else True,
-            preprocess=args.preprocess,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
