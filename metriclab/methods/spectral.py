@@ -74,6 +74,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from metriclab._docstrings import fill_doc
 from metriclab.cache import array_digest, canonical_json, module_digest
 from metriclab.eigen import EIGEN_SOLVERS, Eigenpairs, smallest_eigenpairs, thread_limit
 from metriclab.graph_store import SharedGraph, label_cost
@@ -338,6 +339,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             return min(DEFAULT_NEIGHBORS, n - 1)
         return int(self.n_neighbors)
 
+    @fill_doc
     def fit(self, X, y=None, graph=None, cost=None):
         """Embed the points X.
 
@@ -356,10 +358,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             TDL's cost matrix C of Eq. (6) (:func:`metriclab.methods.spectral.cost_matrix`),
             when its neighbours come from another prior metric.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         X, y = self._validate_common(X, y)
         n = X.shape[0]
@@ -555,6 +554,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         signs[signs == 0] = 1.0
         self._out_of_sample.value = (alpha * signs, width)
 
+    @fill_doc
     def transform(self, X):
         """Map new points with the out-of-sample map (Lemma 6).
 
@@ -562,14 +562,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         eigenproblem of Eq. (7) on the training points (computed on the first call; up to
         4000 training points).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            The points to map.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
+        %(transform_params)s
             Their coordinates in the embedding.
         """
         check_is_fitted(self, "embedding_")
@@ -603,6 +596,7 @@ class _LazyMap:
         self.value = None
 
 
+@fill_doc
 class TDL(_GraphSpectralEmbedding):
     """Transductive distance learning (Li, Yang & Wang 2007): an embedding from C' + λL.
 
@@ -625,37 +619,7 @@ class TDL(_GraphSpectralEmbedding):
     k : int, default=5
         Labelled same-class and other-class neighbours per labelled point in the cost (Eq. 6;
         fewer where a class has fewer).
-    n_neighbors : int or None, default=None
-        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
-        10, at most n − 1, reported as ``n_neighbors_``.
-    width : float or None, default=None
-        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
-        reported as ``width_``.
-    graph : {"knn", "full"}, default="knn"
-        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
-    weights : {"heat", "binary"}, default="heat"
-        kNN edge weights: exp(-d²/t), or 1.
-    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
-        The penalty: L = D - W (Eq. 3 as written; the reading that reproduces the paper's
-        Table 1), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
-        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
-        module docstring of :mod:`metriclab.methods.spectral`.
-    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
-            default="auto"
-        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
-        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
-        The path taken is ``eigen_solver_``.
-    kernel_penalty : float, default=1e-3
-        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
-        interpolates ``embedding_`` at the training points, larger smooths the map.
-    kernel_width : float or None, default=None
-        Width of the out-of-sample Gaussian kernel; None: ``width_``.
-    tol : float, default=0.0
-        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
-        solver ignores it.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
-        the solver's tolerance; signs are fixed after solving).
+    %(spectral_graph_params)s
     cost_scale : {"sum", "mean"}, default="sum"
         Σ_i C'_i as in Eq. (3), or (1/n) Σ_i C'_i over the n labelled points as in Eqs. (1)-(2)
         (the same as λ·n).
@@ -664,26 +628,7 @@ class TDL(_GraphSpectralEmbedding):
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding of the points `fit` was given (labelled and unlabelled).
-    eigenvalues_ : ndarray of shape (n_components,)
-        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
-    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The graph's weights W.
-    degrees_ : ndarray of shape (n_samples,)
-        The degrees d_i = Σ_j W_ij.
-    width_ : float
-        The heat width used.
-    n_neighbors_ : int
-        The graph's k used.
-    eigen_solver_ : str
-        The solver that ran (the path "auto" took).
-    eigen_residual_ : float
-        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
-    timings_ : dict
-        Seconds spent per stage (graph, cost, eigensolve).
-    n_features_in_ : int
-        Number of features seen during `fit`.
+    %(spectral_graph_attributes)s
     cost_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The symmetric label cost C of Eq. (6) (non-zero on labelled rows and columns only).
     lam_ : float
@@ -784,6 +729,7 @@ class TDL(_GraphSpectralEmbedding):
         return C, lam
 
 
+@fill_doc
 class LaplacianEigenmaps(_GraphSpectralEmbedding):
     """Laplacian Eigenmaps (Belkin & Niyogi 2003): TDL with C = 0 and λ = 1 (Section 2.2).
 
@@ -798,62 +744,13 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     ----------
     n_components : int, default=2
         Output dimension: eigenvectors kept after the trivial one.
-    n_neighbors : int or None, default=None
-        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
-        10, at most n − 1, reported as ``n_neighbors_``.
-    width : float or None, default=None
-        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
-        reported as ``width_``.
-    graph : {"knn", "full"}, default="knn"
-        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
-    weights : {"heat", "binary"}, default="heat"
-        kNN edge weights: exp(-d²/t), or 1.
-    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
-        The penalty: L = D - W (Eq. 3 as written; the reading that reproduces the paper's
-        Table 1), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
-        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
-        module docstring of :mod:`metriclab.methods.spectral`.
-    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
-            default="auto"
-        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
-        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
-        The path taken is ``eigen_solver_``.
-    kernel_penalty : float, default=1e-3
-        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
-        interpolates ``embedding_`` at the training points, larger smooths the map.
-    kernel_width : float or None, default=None
-        Width of the out-of-sample Gaussian kernel; None: ``width_``.
-    tol : float, default=0.0
-        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
-        solver ignores it.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
-        the solver's tolerance; signs are fixed after solving).
+    %(spectral_graph_params)s
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, eigensolve) with its time.
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding of the points `fit` was given (labelled and unlabelled).
-    eigenvalues_ : ndarray of shape (n_components,)
-        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
-    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The graph's weights W.
-    degrees_ : ndarray of shape (n_samples,)
-        The degrees d_i = Σ_j W_ij.
-    width_ : float
-        The heat width used.
-    n_neighbors_ : int
-        The graph's k used.
-    eigen_solver_ : str
-        The solver that ran (the path "auto" took).
-    eigen_residual_ : float
-        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
-    timings_ : dict
-        Seconds spent per stage (graph, cost, eigensolve).
-    n_features_in_ : int
-        Number of features seen during `fit`.
+    %(spectral_graph_attributes)s
 
     See Also
     --------
@@ -900,6 +797,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.random_state = random_state
         self.verbose = verbose
 
+    @fill_doc
     def fit(self, X, y=None, graph=None):
         """Embed the points X (no labels).
 
@@ -913,10 +811,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
             A graph from :func:`metriclab.graphs.build_graph` on this X with this model's
             graph parameters.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         return super().fit(X, None, graph)
 
