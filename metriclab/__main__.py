@@ -465,6 +465,17 @@ def cmd_claims(args) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+def _add_run_options(parser, jobs_help: str, scheduler_help: str) -> None:
+    """How a run is computed, not what it computes (`compare`'s run-time keywords): workers, a
+    Dask cluster, the result cache and the progress bar."""
+    parser.add_argument("--jobs", type=int, default=1, help=jobs_help)
+    parser.add_argument("--scheduler", default=None, help=scheduler_help)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the result cache"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -491,12 +502,9 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     rep.add_argument(
         "--out", default=str(DEFAULT_OUT), help="output directory (default: %(default)s)"
     )
-    rep.add_argument("--jobs", type=int, default=1, help="parallel workers (default: 1)")
-    rep.add_argument("--scheduler", default=None, help="Dask scheduler address for compare runs")
-    rep.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the result cache"
+    _add_run_options(
+        rep, "parallel workers (default: 1)", "Dask scheduler address for compare runs"
     )
-    rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(func=cmd_reproduce)
 
     cmp_ = sub.add_parser("compare", help="compare methods on repeated random splits")
@@ -524,16 +532,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         help="feature scaling: auto (each data set's default), none, standardise (z-scores) or "
         "minmax ([0, 1] range); fitted on the points each method is fitted on",
     )
-    cmp_.add_argument("--jobs", type=int, default=1, help="parallel workers (-1 = all cores)")
-    cmp_.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786"
-    )
     cmp_.add_argument("--seed", type=int, default=0)
     cmp_.add_argument("--csv", default=None, help="also write the per-split rows to this CSV")
-    cmp_.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the result cache"
+    _add_run_options(
+        cmp_, "parallel workers (-1 = all cores)", "Dask scheduler address, e.g. tcp://host:8786"
     )
-    cmp_.add_argument("--quiet", action="store_true", help="no progress bar")
     cmp_.set_defaults(func=cmd_compare)
 
     ben = sub.add_parser("bench", help="run benchmarks in bench/")

@@ -562,3 +562,28 @@ def test_fit_split_takes_a_graph_through_its_hook_and_only_where_a_method_is_fit
         fit_split(SplitRequest(REGISTRY["nca"], ds.X, ds.y, mask), graph=graph)
     with pytest.raises(ValueError, match="transductive fit"):
         fit_split(SplitRequest(REGISTRY["tdl"], ds.X, ds.y, mask, {}, "inductive"), graph=graph)
+
+
+def test_a_compare_request_is_one_value_checked_before_any_data_loads():
+    """Issue 40 item 4: compare takes one value; what the results depend on is in it, normalised
+    (a name or a Dataset -> a tuple; method strings -> (key, params) pairs) and checked before
+    a data set is loaded ('no_such_set' is never looked up)."""
+    from dataclasses import FrozenInstanceError
+
+    request = CompareRequest("iris", ["nca:max_iter=5", ("dne", None)], per_class=5)
+    assert request.datasets == ("iris",)
+    assert request.methods == (("nca", {"max_iter": 5}), ("dne", {}))
+    with pytest.raises(FrozenInstanceError):
+        request.seed = 1
+    for options, message in (
+        ({"fraction": 0.1, "per_class": 3}, "at most one"),
+        ({"preprocess": "log"}, "unknown preprocess"),
+        ({"protocol": "semi"}, "protocol"),
+        ({"classifier": "svm"}, "classifier"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            CompareRequest("no_such_set", ["pca"], **options)
+    with pytest.raises(ValueError, match="unknown method"):
+        CompareRequest("no_such_set", ["no_such_method"])
+    with pytest.raises(TypeError, match="CompareRequest"):
+        compare("iris")  # the old call's first argument alone

@@ -497,17 +497,11 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.kpca_.transform(self._kernel(X, self.X_fit_))
 
+    @fill_doc
     def transform(self, X) -> np.ndarray:
         """Map points: kernel PCA, then the learned linear map (paper Figure 1, step 3).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            The points.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
+        %(transform_params)s
             Their coordinates in the learned space.
         """
         check_is_fitted(self, "learner_")
