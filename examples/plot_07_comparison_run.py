@@ -2,15 +2,18 @@
 A comparison run
 ================
 
-`metriclab.evaluation.compare` fits several methods on the same seeded random splits (the
+`metriclab.evaluation.compare` runs a `CompareRequest`: it fits several methods on the same seeded random splits (the
 Euclidean baseline is always added) and `summarize` gives each method's mean, spread and its
 paired comparison with the baseline: the numbers the app's Compare page shows.
 """
 
-from metriclab.evaluation import compare, summarize
+from metriclab.evaluation import CompareRequest, compare, summarize
 from metriclab.plotting import comparison
 
-results = compare("iris", ["pca:n_components=2", "nca", "lmnn:k=3", "le"], n_splits=5, seed=0)
+request = CompareRequest(
+    "iris", ["pca:n_components=2", "nca", "lmnn:k=3", "le"], n_splits=5, seed=0
+)
+results = compare(request)
 summary = summarize(results)
 print(summary.to_string())
 

@@ -140,7 +140,7 @@ def cmd_reproduce(args) -> int:
 def cmd_compare(args) -> int:
     import pandas as pd
 
-    from metriclab.evaluation import compare, summarize
+    from metriclab.evaluation import CompareRequest, compare, summarize
 
     if args.scheduler:
         from metriclab.resources import require
@@ -151,7 +151,7 @@ def cmd_compare(args) -> int:
         print("error: give at most one of --fraction, --n-train, --per-class", file=sys.stderr)
         return 2
     try:
-        results = compare(
+        request = CompareRequest(
             args.dataset,
             args.method,
             n_splits=args.splits,
@@ -160,12 +160,15 @@ def cmd_compare(args) -> int:
             per_class=args.per_class,
             protocol=args.protocol,
             classifier=args.classifier,
+            seed=args.seed,
+            preprocess=args.preprocess,
+        )
+        results = compare(
+            request,
+            progress=None if args.quiet else ProgressBar(),
             n_jobs=args.jobs,
             scheduler=args.scheduler,
-            seed=args.seed,
-            progress=None if args.quiet else ProgressBar(),
             cache=None if args.no_cache else True,
-            preprocess=args.preprocess,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -462,6 +465,17 @@ def cmd_claims(args) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+def _add_run_options(parser, jobs_help: str, scheduler_help: str) -> None:
+    """How a run is computed, not what it computes (`compare`'s run-time keywords): workers, a
+    Dask cluster, the result cache and the progress bar."""
+    parser.add_argument("--jobs", type=int, default=1, help=jobs_help)
+    parser.add_argument("--scheduler", default=None, help=scheduler_help)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the result cache"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -488,12 +502,9 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     rep.add_argument(
         "--out", default=str(DEFAULT_OUT), help="output directory (default: %(default)s)"
     )
-    rep.add_argument("--jobs", type=int, default=1, help="parallel workers (default: 1)")
-    rep.add_argument("--scheduler", default=None, help="Dask scheduler address for compare runs")
-    rep.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the result cache"
+    _add_run_options(
+        rep, "parallel workers (default: 1)", "Dask scheduler address for compare runs"
     )
-    rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(func=cmd_reproduce)
 
     cmp_ = sub.add_parser("compare", help="compare methods on repeated random splits")
@@ -521,16 +532,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         help="feature scaling: auto (each data set's default), none, standardise (z-scores) or "
         "minmax ([0, 1] range); fitted on the points each method is fitted on",
     )
-    cmp_.add_argument("--jobs", type=int, default=1, help="parallel workers (-1 = all cores)")
-    cmp_.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786"
-    )
     cmp_.add_argument("--seed", type=int, default=0)
     cmp_.add_argument("--csv", default=None, help="also write the per-split rows to this CSV")
-    cmp_.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the result cache"
+    _add_run_options(
+        cmp_, "parallel workers (-1 = all cores)", "Dask scheduler address, e.g. tcp://host:8786"
     )
-    cmp_.add_argument("--quiet", action="store_true", help="no progress bar")
     cmp_.set_defaults(func=cmd_compare)
 
     ben = sub.add_parser("bench", help="run benchmarks in bench/")

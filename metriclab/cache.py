@@ -143,22 +143,58 @@ def key_digest(key: dict) -> str:
     return hashlib.sha256(canonical_json(key).encode()).hexdigest()
 
 
-class ResultCache:
-    """A directory of JSON records keyed by a dict; `get` returns None on a miss or a bad file.
-    At most `max_bytes` on disk (None: `default_max_bytes()`), least recently used out first."""
+class CappedFolder:
+    """What the two disk caches share (`ResultCache` here, `metriclab.graph_store.ArrayStore`): a
+    folder (None: the subclass's `default_location()`) holding at most `max_bytes`, its hit, miss
+    and eviction counts, and the least-recently-used eviction over (last use, bytes, item) triples."""
 
     def __init__(self, directory: str | os.PathLike | None = None, max_bytes: int | None = None):
-        self.directory = Path(directory) if directory is not None else default_directory()
-        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
+        default_folder, default_bytes = self.default_location()
+        self.directory = Path(directory) if directory is not None else default_folder
+        self.max_bytes = default_bytes if max_bytes is None else int(max_bytes)
         if self.max_bytes <= 0:
             raise ValueError(f"max_bytes must be positive, got {max_bytes!r}")
         self.hits = 0
         self.misses = 0
         self.evicted = 0
-        self._size: int | None = None  # bytes on disk as this process believes; None: not yet read
+
+    @staticmethod
+    def default_location() -> tuple[Path, int]:
+        """(folder, byte cap) when none is given: the result cache's."""
+        return default_directory(), default_max_bytes()
 
     def __repr__(self) -> str:
-        return f"ResultCache({str(self.directory)!r}, max_bytes={self.max_bytes})"
+        return f"{type(self).__name__}({str(self.directory)!r}, max_bytes={self.max_bytes})"
+
+    def _evict_oldest(self, items, target: int | None, remove) -> int:
+        """Remove the least recently used of `items` ((last use, bytes, item)) with `remove(item)`
+        (True: removed; False: gone already; None: could not) until at most `target` bytes remain
+        (default 90 % of the cap); returns how many were removed. Leaves the bytes remaining in
+        `self._size`."""
+        target = int(LOW_WATER * self.max_bytes) if target is None else target
+        items = sorted(items)
+        total = sum(size for _, size, _ in items)
+        removed = 0
+        for _, size, item in items:
+            if total <= target:
+                break
+            gone = remove(item)
+            if gone is None:
+                continue
+            removed += gone
+            total -= size
+        self._size = total
+        self.evicted += removed
+        return removed
+
+
+class ResultCache(CappedFolder):
+    """A directory of JSON records keyed by a dict; `get` returns None on a miss or a bad file.
+    At most `max_bytes` on disk (None: `default_max_bytes()`), least recently used out first."""
+
+    def __init__(self, directory: str | os.PathLike | None = None, max_bytes: int | None = None):
+        super().__init__(directory, max_bytes)
+        self._size: int | None = None  # bytes on disk as this process believes; None: not yet read
 
     def path(self, key: dict) -> Path:
         digest = key_digest(key)
@@ -236,24 +272,7 @@ class ResultCache:
     def evict(self, target: int | None = None) -> int:
         """Remove the least recently used records until at most `target` bytes remain (default 90 %
         of the cap); returns how many were removed. Safe while other processes read and write."""
-        target = int(LOW_WATER * self.max_bytes) if target is None else target
-        records = sorted(self._records())
-        total = sum(size for _, size, _ in records)
-        removed = 0
-        for _, size, path in records:
-            if total <= target:
-                break
-            try:
-                path.unlink()
-                removed += 1
-            except FileNotFoundError:  # another process evicted it first
-                pass
-            except OSError:
-                continue
-            total -= size
-        self._size = total
-        self.evicted += removed
-        return removed
+        return self._evict_oldest(self._records(), target, _unlink)
 
     def clear(self) -> int:
         """Delete every record; returns how many were removed."""
@@ -271,6 +290,17 @@ class ResultCache:
 
     def __len__(self) -> int:
         return len(self._records())
+
+
+def _unlink(path: Path) -> bool | None:
+    """Remove a record: True; False when another process evicted it first; None when it stays."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    return True
 
 
 def as_cache(cache: Any) -> ResultCache | None:

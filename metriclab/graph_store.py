@@ -47,11 +47,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from metriclab.cache import canonical_json, module_digest
+from metriclab.cache import CappedFolder, canonical_json, module_digest
 
 FORMAT = 1
 DEFAULT_MAX_MB = 2048
-LOW_WATER = 0.9
 STALE_TEMP_S = 3600
 DIRECTORY_ENV = "METRICLAB_GRAPH_CACHE"
 MAX_MB_ENV = "METRICLAB_GRAPH_CACHE_MAX_MB"
@@ -83,22 +82,18 @@ def _entry_bytes(folder: Path) -> int:
     return total
 
 
-class ArrayStore:
+class ArrayStore(CappedFolder):
     """A folder of named arrays per key (see the module docstring). `get` returns the arrays
     memory-mapped (read-only) and the scalars, or None on a miss or a bad entry."""
 
     def __init__(self, directory: str | os.PathLike | None = None, max_bytes: int | None = None):
-        self.directory = Path(directory) if directory is not None else default_directory()
-        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
-        if self.max_bytes <= 0:
-            raise ValueError(f"max_bytes must be positive, got {max_bytes!r}")
-        self.hits = 0
-        self.misses = 0
+        super().__init__(directory, max_bytes)
         self.writes = 0
-        self.evicted = 0
 
-    def __repr__(self) -> str:
-        return f"ArrayStore({str(self.directory)!r}, max_bytes={self.max_bytes})"
+    @staticmethod
+    def default_location() -> tuple[Path, int]:
+        """(folder, byte cap) when none is given: `default_directory()`, `default_max_bytes()`."""
+        return default_directory(), default_max_bytes()
 
     def path(self, kind: str, key: dict) -> Path:
         digest = hashlib.sha256(canonical_json({"kind": kind, "key": key}).encode()).hexdigest()
@@ -231,18 +226,7 @@ class ArrayStore:
     def evict(self, target: int | None = None) -> int:
         """Remove the least recently used entries until at most `target` bytes remain (default
         90 % of the cap); returns how many were removed."""
-        target = int(LOW_WATER * self.max_bytes) if target is None else target
-        entries = sorted(self.entries())
-        total = sum(size for _, size, _ in entries)
-        removed = 0
-        for _, size, folder in entries:
-            if total <= target:
-                break
-            if self._remove(folder):
-                removed += 1
-            total -= size
-        self.evicted += removed
-        return removed
+        return self._evict_oldest(self.entries(), target, self._remove)
 
     def clear(self) -> int:
         """Remove every entry (and the lock files); returns how many entries were removed."""

@@ -3,7 +3,7 @@
 Every paper here scales its data (TDL: features renormalised to [0, 1]; the KPCA trick: z-scores;
 the tangent-distance thesis: pixel ranges), and on raw UCI features one large-valued column (wine's
 proline, in the hundreds) decides every Euclidean distance. So the scaling is a visible choice,
-carried by `compare(..., preprocess=...)`, the command line's `--preprocess` and the app's pages.
+carried by `CompareRequest(..., preprocess=...)`, the command line's `--preprocess` and the app's pages.
 
 Which points the scaler is fitted on (`scaler_fit_rows`): the labelled/training points, so under
 the inductive protocol a test point never reaches the scaler's `fit`, and the Euclidean baseline is

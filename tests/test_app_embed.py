@@ -1,6 +1,8 @@
 """AppTest of the Embed page: every registered method renders with its defaults, parameters move the
 picture, views come back from the URL, and bad settings give st.error instead of a traceback."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -242,20 +244,21 @@ def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
 
     at = run_page("embed", {"ds": "wine", "method": "nca", "lab": "per_class", "per": "4"})
     assert not at.exception
-    request = FitRequest(DataRef("wine"), SplitRef("per_class", 4, 0), "nca", scaling="standardise")
+    request = FitRequest(
+        DataRef("wine"), SplitRef("per_class", 4, 0), "nca", scaling="minmax"
+    )  # wine's default
     shown = link(at)
-    spec = request.spec
-    params = {k: shown[k] for k in shown if k.startswith("p.nca.")}
-    assert {k for k in shown if not k.startswith("p.")} == {*request.link(), "mode"} - {"cap"}
-    assert set(params) <= {f"p.nca.{p.name}" for p in spec.params} and params
+    read = FitRequest.from_link(shown)  # the link reopens the page's fit, parameters included
+    assert replace(read, params=()) == request and read.params
+    assert read.values == {p.name: at.session_state[f"p.nca.{p.name}"] for p in read.spec.params}
+    assert set(shown) - set(read.link()) == {"mode"}  # besides the fit's keys, the view's own
     assert label_value_key("per_class") in shown and label_value_key("fraction") not in shown
     at = run_page("dissimilarity", {"ds": "two_rings"})
     assert not at.exception
     shown = link(at)
-    method = shown["dmethod"]
-    keys = {k for k in shown if not k.startswith((f"p.{method}.", "d.two_rings."))}
-    dmethod = FitRequest(DataRef("two_rings"), SplitRef(), method).link("dmethod")
-    assert keys == set(dmethod) - {"cap"}
+    read = FitRequest.from_link(shown, "dmethod")
+    assert read.data.name == "two_rings" and read.data.params  # the generator's parameters
+    assert set(shown) == set(read.link("dmethod")) - {"cap"}
     assert any(k.startswith("d.two_rings.") for k in shown)  # the generator's parameters
 
 

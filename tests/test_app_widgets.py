@@ -109,3 +109,48 @@ def test_window_accuracy_fills_the_grid_and_marks_failures_as_gaps():
     assert np.all(np.isnan(grid[0]))  # n_components = 0 is invalid: a gap, not an error
     assert np.all((grid[1:] >= 0) & (grid[1:] <= 1))
     assert [c[0] for c in calls] == list(range(1, 7)) and calls[-1][1] == 6
+
+
+def _other_value(p: Param):
+    """An allowed value of `p` other than its default (the widget's grid), else the default."""
+    values = [v for v in param_values(p) if v != p.default]
+    return values[len(values) // 2] if values else p.default
+
+
+@pytest.mark.parametrize("method", sorted(REGISTRY))
+def test_a_fit_request_is_read_back_from_its_link(method):
+    """Issue 40 item 3: `FitRequest.from_link` is the inverse of `link`, from the link's values
+    and from their text as the URL holds them, for every method (every parameter away from its
+    default) on a generated data set with its generator's parameters."""
+    from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
+
+    generator = {p.name: _other_value(p) for p in datasets.entry("harder_moons").params}
+    params = {p.name: _other_value(p) for p in REGISTRY[method].params}
+    for split in (SplitRef("per_class", 4, 2), SplitRef("fraction", 0.2, 0)):
+        request = FitRequest(
+            DataRef("harder_moons", generator, 120), split, method, params, scaling="minmax"
+        )
+        for key in ("method", "dmethod"):
+            link = request.link(key)
+            assert FitRequest.from_link(link, key) == request
+            as_text = {k: encode(v) for k, v in link.items()} | {"mode": "live", "p.other.k": "3"}
+            assert FitRequest.from_link(as_text, key) == request
+
+
+def test_a_wrong_link_value_is_named():
+    from metriclab.ui.shared.fit_request import FitRequest
+
+    link = {"ds": "two_moons", "method": "tdl", "p.tdl.lam": "-1"}
+    with pytest.raises(ValueError, match="lam"):
+        FitRequest.from_link(link)
+    with pytest.raises(ValueError, match="'method'"):
+        FitRequest.from_link({"ds": "two_moons"})
+    with pytest.raises(ValueError, match="unknown method"):
+        FitRequest.from_link({"ds": "iris", "method": "nope"})
+    bare = FitRequest.from_link({"ds": "iris", "method": "nca"})
+    assert (bare.split.mode, bare.split.value, bare.split.seed, bare.params) == (
+        "fraction",
+        0.1,
+        0,
+        (),
+    )

@@ -329,13 +329,20 @@ def test_the_pinned_streamlit_range_is_the_tested_one():
     assert "make test-oldest" in (ROOT / ".ci" / "run").read_text()  # the oldest end runs in CI
 
 
-# The public keyword API of the library that still takes more (issue 40 item 4 leaves these):
-# compare(dataset, methods, *, 12 options) and splits(y, n_splits, *, sizes, seed); the quality
-# measures take their arrays and k, then keyword-only options (metric, labels, sample, seed).
+# The public keyword API of the library that still takes more (issue 40 item 4: `compare` takes one
+# CompareRequest and run-time keywords). These stay, each for its reason: they are functions of
+# arrays in scikit-learn's style (`trustworthiness(X, X_embedded, *, n_neighbors, metric)`,
+# `StratifiedShuffleSplit`'s sizes), called with an array and one or two options each time, and
+# a request value would only wrap the same keywords once more.
 WIDE_PUBLIC_API = {
-    "metriclab/evaluation/engine.py:compare",
+    # splits(y, n_splits, *, fraction | n_train | per_class, stratify, seed, max_tries): the split
+    # sizes are three exclusive spellings of one choice, as in scikit-learn's splitters
     "metriclab/evaluation/splitting.py:splits",
+    # neighbourhood_quality(X, Z, k, *, metric, y, sample, seed): two arrays and k, then optional
+    # keyword-only refinements (the sample's size and seed), like sklearn.manifold.trustworthiness
     "metriclab/evaluation/quality.py:neighbourhood_quality",
+    # accuracy_with_baseline(Z, y, mask, classifier, *, n_permutations, seed, sample): the arrays of
+    # one fit and the classifier, then the permutation baseline's keyword-only options
     "metriclab/evaluation/quality.py:accuracy_with_baseline",
 }
 

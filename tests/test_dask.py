@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from metriclab.evaluation import compare
+from metriclab.evaluation import CompareRequest, compare
 
 distributed = pytest.importorskip("distributed")
 
@@ -18,7 +18,7 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
 
 @pytest.fixture(scope="module")
 def serial():
-    return compare("two_moons", METHODS, n_splits=4, fraction=0.2, seed=3)
+    return compare(CompareRequest("two_moons", METHODS, n_splits=4, fraction=0.2, seed=3))
 
 
 def test_threaded_local_cluster_by_address_equals_serial(serial):
@@ -28,11 +28,7 @@ def test_threaded_local_cluster_by_address_equals_serial(serial):
     ) as cluster:
         with distributed.Client(cluster) as watcher, distributed.get_task_stream(watcher) as stream:
             on_dask = compare(
-                "two_moons",
-                METHODS,
-                n_splits=4,
-                fraction=0.2,
-                seed=3,
+                CompareRequest("two_moons", METHODS, n_splits=4, fraction=0.2, seed=3),
                 scheduler=cluster.scheduler_address,
                 progress=lambda done, total, msg: calls.append((done, total)),
             )
@@ -49,7 +45,8 @@ def test_process_local_cluster_with_a_client_equals_serial(serial):
     ) as cluster:
         with distributed.Client(cluster) as client:
             on_dask = compare(
-                "two_moons", METHODS, n_splits=4, fraction=0.2, seed=3, scheduler=client
+                CompareRequest("two_moons", METHODS, n_splits=4, fraction=0.2, seed=3),
+                scheduler=client,
             )
             assert client.status == "running"  # a Client we were given is left open
     _same(serial, on_dask)
@@ -58,4 +55,7 @@ def test_process_local_cluster_with_a_client_equals_serial(serial):
 def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
     monkeypatch.setattr("metriclab.evaluation.parallel.DASK_CONNECT_TIMEOUT_S", 1)
     with pytest.raises(ValueError, match="Dask scheduler"):
-        compare("two_moons", ["pca"], n_splits=1, fraction=0.2, scheduler="tcp://127.0.0.1:9")
+        compare(
+            CompareRequest("two_moons", ["pca"], n_splits=1, fraction=0.2),
+            scheduler="tcp://127.0.0.1:9",
+        )

@@ -17,7 +17,7 @@ import pytest
 import metriclab.evaluation.engine as engine
 import metriclab.evaluation.parallel as parallel
 from metriclab.cache import ResultCache
-from metriclab.evaluation import compare
+from metriclab.evaluation import CompareRequest, compare
 
 distributed = pytest.importorskip("distributed")
 
@@ -37,7 +37,7 @@ def numbers(frame: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def undisturbed():
-    return compare("wine", METHODS, **RUN)
+    return compare(CompareRequest("wine", METHODS, **RUN))
 
 
 def interrupt_after(k: int):
@@ -65,7 +65,7 @@ def test_a_killed_worker_does_not_change_the_numbers_and_cached_results_are_kept
 ):
     cache = ResultCache(tmp_path)
     with pytest.raises(Interrupted):  # a first run stopped after 3 results: they are on disk
-        compare("wine", METHODS, **RUN, cache=cache, progress=interrupt_after(3))
+        compare(CompareRequest("wine", METHODS, **RUN), cache=cache, progress=interrupt_after(3))
     assert len(cache) == 3
 
     reports = []
@@ -83,7 +83,10 @@ def test_a_killed_worker_does_not_change_the_numbers_and_cached_results_are_kept
 
             with distributed.get_task_stream(client) as stream:
                 resumed = compare(
-                    "wine", METHODS, **RUN, cache=cache, scheduler=client, progress=progress
+                    CompareRequest("wine", METHODS, **RUN),
+                    cache=cache,
+                    scheduler=client,
+                    progress=progress,
                 )
             assert client.status == "running"
     pd.testing.assert_frame_equal(numbers(resumed), numbers(undisturbed))
@@ -122,7 +125,7 @@ def test_a_cluster_that_gives_up_is_resubmitted_only_the_unfinished_splits(
     )
     monkeypatch.setattr(parallel, "client_for", lambda scheduler: (scheduler, False))
     with pytest.warns(RuntimeWarning, match="resubmitting the 7 unfinished"):
-        out = compare("wine", METHODS, **RUN, scheduler="tcp://cluster:8786")
+        out = compare(CompareRequest("wine", METHODS, **RUN), scheduler="tcp://cluster:8786")
     assert rounds == [5, 7]
     assert len(calls) == TOTAL  # nothing computed twice
     pd.testing.assert_frame_equal(numbers(out), numbers(undisturbed))
@@ -145,7 +148,7 @@ def test_a_cluster_that_keeps_failing_is_a_clear_error(monkeypatch):
     )
     monkeypatch.setattr(parallel, "client_for", lambda scheduler: (scheduler, False))
     with pytest.warns(RuntimeWarning), pytest.raises(ValueError, match="kept failing"):
-        compare("wine", METHODS, **RUN, scheduler="tcp://cluster:8786")
+        compare(CompareRequest("wine", METHODS, **RUN), scheduler="tcp://cluster:8786")
 
 
 def test_an_interrupted_cli_compare_resumes_from_the_cache(monkeypatch, tmp_path, capsys):

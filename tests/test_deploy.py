@@ -130,7 +130,7 @@ def test_two_workers_serve_the_app_through_the_balancer(haproxy, tmp_path):
 def test_a_configured_scheduler_runs_compare_and_the_graph_builds(monkeypatch, tmp_path):
     distributed = pytest.importorskip("distributed")
     import metriclab.evaluation.parallel as parallel
-    from metriclab.evaluation import compare
+    from metriclab.evaluation import CompareRequest, compare
     from metriclab.graph_store import ArrayStore, shared_graph
     from metriclab.graphs import build_graph
 
@@ -148,11 +148,11 @@ def test_a_configured_scheduler_runs_compare_and_the_graph_builds(monkeypatch, t
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
         monkeypatch.setenv("METRICLAB_DASK_SCHEDULER", cluster.scheduler_address)
-        on_cluster = compare("two_moons", methods, n_splits=2, fraction=0.2, seed=3)
+        on_cluster = compare(CompareRequest("two_moons", methods, n_splits=2, fraction=0.2, seed=3))
         graph = shared_graph(X, 6, store=ArrayStore(tmp_path))
         built_there = "build_graph" in cluster.scheduler.task_prefixes
         monkeypatch.delenv("METRICLAB_DASK_SCHEDULER")
-        local = compare("two_moons", methods, n_splits=2, fraction=0.2, seed=3)
+        local = compare(CompareRequest("two_moons", methods, n_splits=2, fraction=0.2, seed=3))
     # the four splits (PCA and the Euclidean baseline, 2 splits) went to the cluster, once
     assert on_dask == [(4, cluster.scheduler_address)]
     assert built_there  # and the full-size graph was built there

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from metriclab.cache import ResultCache
 from metriclab.datasets import Dataset, load
 from metriclab.evaluation import (
+    CompareRequest,
     SplitRequest,
     classifier_accuracy,
     compare,
@@ -220,7 +221,9 @@ def test_knn_with_k_greater_than_one_outvotes_a_mislabeled_neighbour():
 def test_compare_on_iris_euclidean_and_pca():
     ds = iris()
     results = compare(
-        ds, [("pca", {"n_components": 2})], n_splits=4, n_train=30, seed=0, preprocess="none"
+        CompareRequest(
+            ds, [("pca", {"n_components": 2})], n_splits=4, n_train=30, seed=0, preprocess="none"
+        )
     )
     assert len(results) == 2 * 4
     assert list(results["method"].unique()) == ["euclidean", "pca"]  # baseline added first
@@ -252,38 +255,50 @@ def test_compare_on_iris_euclidean_and_pca():
 
 
 def test_compare_is_reproducible_and_accepts_names_dicts_and_lists():
-    a = compare("two_moons", {"pca": {"n_components": 1}}, n_splits=3, fraction=0.2, seed=5)
-    b = compare("two_moons", ["pca:n_components=1"], n_splits=3, fraction=0.2, seed=5)
+    a = compare(
+        CompareRequest("two_moons", {"pca": {"n_components": 1}}, n_splits=3, fraction=0.2, seed=5)
+    )
+    b = compare(
+        CompareRequest("two_moons", ["pca:n_components=1"], n_splits=3, fraction=0.2, seed=5)
+    )
     pd.testing.assert_frame_equal(a.drop(columns="fit_time_s"), b.drop(columns="fit_time_s"))
-    shifted = compare("harder_moons:shift=0.5", [], n_splits=1, fraction=0.2)
+    shifted = compare(CompareRequest("harder_moons:shift=0.5", [], n_splits=1, fraction=0.2))
     assert shifted["dataset"].iloc[0] == "harder_moons"
     with pytest.raises(ValueError, match="no parameter"):
-        compare("harder_moons:nope=1", [], n_splits=1, fraction=0.2)
-    both = compare(["two_moons", "two_rings"], [("pca", {})], n_splits=2, fraction=0.2)
+        compare(CompareRequest("harder_moons:nope=1", [], n_splits=1, fraction=0.2))
+    both = compare(
+        CompareRequest(["two_moons", "two_rings"], [("pca", {})], n_splits=2, fraction=0.2)
+    )
     assert list(both["dataset"].unique()) == ["two_moons", "two_rings"]
     assert len(both) == 2 * 2 * 2
     with pytest.raises(ValueError, match="unknown method"):
-        compare("two_moons", ["no_such_method"])
+        compare(CompareRequest("two_moons", ["no_such_method"]))
     with pytest.raises(ValueError, match="protocol"):
-        compare("two_moons", ["pca"], protocol="semi")
+        compare(CompareRequest("two_moons", ["pca"], protocol="semi"))
     with pytest.raises(ValueError, match="classifier"):
-        compare("two_moons", ["pca"], classifier="svm")
+        compare(CompareRequest("two_moons", ["pca"], classifier="svm"))
 
 
 def test_protocols_show_each_method_the_right_points(fakes):
     ds = load("two_moons")
     n = ds.n_samples
-    results = compare(ds, ["fake_transductive"], n_splits=1, fraction=0.1, protocol="auto")
+    results = compare(
+        CompareRequest(ds, ["fake_transductive"], n_splits=1, fraction=0.1, protocol="auto")
+    )
     assert results["protocol"].tolist() == ["inductive", "transductive"]
     shape_t, y_t = CALLS["fit"][-1]
     assert shape_t == (n, 2)  # transductive: fitted on every point ...
     assert int((y_t == -1).sum()) == results["n_scored"].iloc[1]  # ... with held-out labels hidden
     CALLS["fit"].clear()
-    results = compare(ds, ["fake_transductive"], n_splits=1, fraction=0.1, protocol="inductive")
+    results = compare(
+        CompareRequest(ds, ["fake_transductive"], n_splits=1, fraction=0.1, protocol="inductive")
+    )
     assert results["protocol"].tolist() == ["inductive", "inductive"]
     shape, y_seen = CALLS["fit"][-1]
     assert shape == (results["n_labeled"].iloc[1], 2) and (y_seen >= 0).all()
-    results = compare(ds, ["fake_no_oos"], n_splits=2, fraction=0.1, protocol="inductive")
+    results = compare(
+        CompareRequest(ds, ["fake_no_oos"], n_splits=2, fraction=0.1, protocol="inductive")
+    )
     assert (
         results["status"].iloc[-1]
         == "Fake_No_Oos has no out-of-sample map; use the transductive protocol"
@@ -292,25 +307,27 @@ def test_protocols_show_each_method_the_right_points(fakes):
 
 def test_default_split_size_follows_the_methods(fakes):
     ds = load("two_moons")
-    transductive = compare(ds, ["fake_transductive"], n_splits=1)
+    transductive = compare(CompareRequest(ds, ["fake_transductive"], n_splits=1))
     assert transductive["n_labeled"].iloc[0] == round(0.1 * ds.n_samples)
-    inductive = compare(ds, ["fake_inductive"], n_splits=1)
+    inductive = compare(CompareRequest(ds, ["fake_inductive"], n_splits=1))
     assert inductive["n_labeled"].iloc[0] == min(100, ds.n_samples // 2)
 
 
 def test_errors_are_recorded_not_raised(fakes):
     ds = load("two_moons")
     results = compare(
-        ds,
-        [
-            ("fake_value_error", {}),
-            ("fake_runtime_error", {}),
-            ("pca", {"n_components": 0}),
-            ("fake_image", {}),
-            ("fake_inductive", {}),
-        ],
-        n_splits=2,
-        fraction=0.2,
+        CompareRequest(
+            ds,
+            [
+                ("fake_value_error", {}),
+                ("fake_runtime_error", {}),
+                ("pca", {"n_components": 0}),
+                ("fake_image", {}),
+                ("fake_inductive", {}),
+            ],
+            n_splits=2,
+            fraction=0.2,
+        )
     )
     status = results.groupby("method", sort=False)["status"].first()
     assert status["fake_value_error"] == "shift is incompatible with this data (test failure)"
@@ -325,12 +342,14 @@ def test_errors_are_recorded_not_raised(fakes):
     assert summary.loc["fake_value_error", "n_splits"] == 0
     assert summary.loc["fake_inductive", "n_splits"] == 2
     with pytest.raises(TypeError, match="programming error"):  # bugs are not hidden
-        compare(ds, ["fake_type_error"], n_splits=1, fraction=0.2)
+        compare(CompareRequest(ds, ["fake_type_error"], n_splits=1, fraction=0.2))
 
 
 def test_classifier_methods_use_their_own_predict(fakes):
     ds = load("two_moons")
-    results = compare(ds, ["fake_classifier"], n_splits=2, fraction=0.5, classifier="knn:3")
+    results = compare(
+        CompareRequest(ds, ["fake_classifier"], n_splits=2, fraction=0.5, classifier="knn:3")
+    )
     row = results[results.method == "fake_classifier"].iloc[0]
     assert row["classifier"] == "own predict"
     assert row["accuracy"] == pytest.approx(0.5)  # majority vote on balanced moons
@@ -339,10 +358,7 @@ def test_classifier_methods_use_their_own_predict(fakes):
 def test_progress_is_called_after_every_job():
     calls = []
     compare(
-        "two_moons",
-        ["pca"],
-        n_splits=3,
-        fraction=0.2,
+        CompareRequest("two_moons", ["pca"], n_splits=3, fraction=0.2),
         progress=lambda done, total, msg: calls.append((done, total, msg)),
     )
     assert [c[0] for c in calls] == list(range(1, 7))
@@ -351,8 +367,8 @@ def test_progress_is_called_after_every_job():
 
 
 def test_parallel_loky_run_equals_serial_run():
-    serial = compare(iris(), ["pca"], n_splits=4, n_train=30, n_jobs=1)
-    parallel = compare(iris(), ["pca"], n_splits=4, n_train=30, n_jobs=2)
+    serial = compare(CompareRequest(iris(), ["pca"], n_splits=4, n_train=30), n_jobs=1)
+    parallel = compare(CompareRequest(iris(), ["pca"], n_splits=4, n_train=30), n_jobs=2)
     pd.testing.assert_frame_equal(
         serial.drop(columns="fit_time_s"), parallel.drop(columns="fit_time_s")
     )
@@ -364,31 +380,44 @@ def test_parallel_loky_run_equals_serial_run():
 def test_cache_hit_returns_identical_numbers_without_refitting(fakes, tmp_path):
     ds = load("two_moons")
     cache = ResultCache(tmp_path)
-    first = compare(ds, [("fake_inductive", {"shift": 1.0})], n_splits=3, fraction=0.2, cache=cache)
+    first = compare(
+        CompareRequest(ds, [("fake_inductive", {"shift": 1.0})], n_splits=3, fraction=0.2),
+        cache=cache,
+    )
     fits = len(CALLS["fit"])
     assert fits == 3 and not first["cached"].any()
     assert len(cache) == 6  # euclidean and the fake, 3 splits each
     second = compare(
-        ds, [("fake_inductive", {"shift": 1.0})], n_splits=3, fraction=0.2, cache=cache
+        CompareRequest(ds, [("fake_inductive", {"shift": 1.0})], n_splits=3, fraction=0.2),
+        cache=cache,
     )
     assert len(CALLS["fit"]) == fits  # nothing refitted
     assert second["cached"].all()
     pd.testing.assert_frame_equal(first.drop(columns="cached"), second.drop(columns="cached"))
     # other parameters, classifier or split seed are other keys
-    compare(ds, [("fake_inductive", {"shift": 2.0})], n_splits=1, fraction=0.2, cache=cache)
+    compare(
+        CompareRequest(ds, [("fake_inductive", {"shift": 2.0})], n_splits=1, fraction=0.2),
+        cache=cache,
+    )
     assert len(CALLS["fit"]) == fits + 1
-    compare(ds, [("fake_inductive", {"shift": 1.0})], n_splits=1, fraction=0.2, seed=9, cache=cache)
+    compare(
+        CompareRequest(ds, [("fake_inductive", {"shift": 1.0})], n_splits=1, fraction=0.2, seed=9),
+        cache=cache,
+    )
     assert len(CALLS["fit"]) == fits + 2
     # a different data set content with the same name is a different key
     moved = Dataset(ds.X + 1.0, ds.y, ds.name, ds.feature_names, ds.target_names)
-    compare(moved, [("fake_inductive", {"shift": 1.0})], n_splits=1, fraction=0.2, cache=cache)
+    compare(
+        CompareRequest(moved, [("fake_inductive", {"shift": 1.0})], n_splits=1, fraction=0.2),
+        cache=cache,
+    )
     assert len(CALLS["fit"]) == fits + 3
 
 
 def test_corrupt_cache_entries_are_recomputed(fakes, tmp_path):
     ds = load("two_moons")
     cache = ResultCache(tmp_path)
-    first = compare(ds, ["fake_inductive"], n_splits=3, fraction=0.2, cache=cache)
+    first = compare(CompareRequest(ds, ["fake_inductive"], n_splits=3, fraction=0.2), cache=cache)
     files = sorted(tmp_path.glob("*/*.json"))
     assert len(files) == 6
     files[0].write_text("{ not json", encoding="utf-8")
@@ -399,13 +428,13 @@ def test_corrupt_cache_entries_are_recomputed(fakes, tmp_path):
     record["key"]["method"] = "something else"  # stored under the wrong key
     files[2].write_text(json.dumps(record), encoding="utf-8")
     before = len(CALLS["fit"])
-    again = compare(ds, ["fake_inductive"], n_splits=3, fraction=0.2, cache=cache)
+    again = compare(CompareRequest(ds, ["fake_inductive"], n_splits=3, fraction=0.2), cache=cache)
     assert int((~again["cached"]).sum()) == 3  # the three bad entries, nothing else
     assert len(CALLS["fit"]) - before <= 3
     pd.testing.assert_frame_equal(
         first.drop(columns=["cached", "fit_time_s"]), again.drop(columns=["cached", "fit_time_s"])
     )
-    third = compare(ds, ["fake_inductive"], n_splits=3, fraction=0.2, cache=cache)
+    third = compare(CompareRequest(ds, ["fake_inductive"], n_splits=3, fraction=0.2), cache=cache)
     assert third["cached"].all()  # the bad files were rewritten
     assert not any(p.read_text().startswith("{ not") for p in tmp_path.glob("*/*.json"))
 
@@ -417,7 +446,7 @@ def test_cache_directory_from_environment(monkeypatch, tmp_path):
     assert default_directory() == tmp_path / "c"
     assert as_cache(True).directory == tmp_path / "c"
     assert as_cache(None) is None
-    compare("two_moons", ["pca"], n_splits=1, fraction=0.2, cache=True)
+    compare(CompareRequest("two_moons", ["pca"], n_splits=1, fraction=0.2), cache=True)
     assert len(list((tmp_path / "c").glob("*/*.json"))) == 2
     with pytest.raises(ValueError, match="cache"):
         as_cache(3)
@@ -425,7 +454,9 @@ def test_cache_directory_from_environment(monkeypatch, tmp_path):
 
 def test_nearest_mean_matches_direct_computation():
     ds = iris()
-    results = compare(ds, [], n_splits=2, n_train=30, classifier="nearest_mean", preprocess="none")
+    results = compare(
+        CompareRequest(ds, [], n_splits=2, n_train=30, classifier="nearest_mean", preprocess="none")
+    )
     for (_, mask), acc in zip(splits(ds.y, 2, n_train=30), results["accuracy"], strict=True):
         assert acc == nearest_mean_accuracy(ds.X[mask], ds.y[mask], ds.X[~mask], ds.y[~mask])
 
@@ -434,11 +465,11 @@ def test_run_defaults_reach_compare_calls_that_leave_the_defaults(tmp_path):
     from metriclab.evaluation import run_defaults
 
     with run_defaults(n_jobs=1, cache=tmp_path):
-        first = compare("two_moons", ["pca"], n_splits=2, fraction=0.2)
-        again = compare("two_moons", ["pca"], n_splits=2, fraction=0.2)
-        off = compare("two_moons", ["pca"], n_splits=2, fraction=0.2, cache=False)
+        first = compare(CompareRequest("two_moons", ["pca"], n_splits=2, fraction=0.2))
+        again = compare(CompareRequest("two_moons", ["pca"], n_splits=2, fraction=0.2))
+        off = compare(CompareRequest("two_moons", ["pca"], n_splits=2, fraction=0.2), cache=False)
     assert not first["cached"].any() and again["cached"].all() and not off["cached"].any()
-    outside = compare("two_moons", ["pca"], n_splits=2, fraction=0.2)
+    outside = compare(CompareRequest("two_moons", ["pca"], n_splits=2, fraction=0.2))
     assert not outside["cached"].any()
 
 
@@ -531,3 +562,28 @@ def test_fit_split_takes_a_graph_through_its_hook_and_only_where_a_method_is_fit
         fit_split(SplitRequest(REGISTRY["nca"], ds.X, ds.y, mask), graph=graph)
     with pytest.raises(ValueError, match="transductive fit"):
         fit_split(SplitRequest(REGISTRY["tdl"], ds.X, ds.y, mask, {}, "inductive"), graph=graph)
+
+
+def test_a_compare_request_is_one_value_checked_before_any_data_loads():
+    """Issue 40 item 4: compare takes one value; what the results depend on is in it, normalised
+    (a name or a Dataset -> a tuple; method strings -> (key, params) pairs) and checked before
+    a data set is loaded ('no_such_set' is never looked up)."""
+    from dataclasses import FrozenInstanceError
+
+    request = CompareRequest("iris", ["nca:max_iter=5", ("dne", None)], per_class=5)
+    assert request.datasets == ("iris",)
+    assert request.methods == (("nca", {"max_iter": 5}), ("dne", {}))
+    with pytest.raises(FrozenInstanceError):
+        request.seed = 1
+    for options, message in (
+        ({"fraction": 0.1, "per_class": 3}, "at most one"),
+        ({"preprocess": "log"}, "unknown preprocess"),
+        ({"protocol": "semi"}, "protocol"),
+        ({"classifier": "svm"}, "classifier"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            CompareRequest("no_such_set", ["pca"], **options)
+    with pytest.raises(ValueError, match="unknown method"):
+        CompareRequest("no_such_set", ["no_such_method"])
+    with pytest.raises(TypeError, match="CompareRequest"):
+        compare("iris")  # the old call's first argument alone

@@ -9,7 +9,13 @@ from scipy.spatial.distance import cdist
 
 from metriclab import NCA, TDL, DiscriminantKernelMDS, LaplacianEigenmaps
 from metriclab.datasets import load
-from metriclab.evaluation import compare, embedding_accuracy, labeled_mask, partial_labels
+from metriclab.evaluation import (
+    CompareRequest,
+    compare,
+    embedding_accuracy,
+    labeled_mask,
+    partial_labels,
+)
 from metriclab.plotting import comparison, dissimilarity, embedding, window_map
 
 
@@ -98,7 +104,7 @@ def test_comparison_from_estimators_and_from_compare(iris):
     mask = labeled_mask(iris.y, per_class=5, seed=1)
     Z = NCA(max_iter=5).fit(iris.X[mask], iris.y[mask]).transform(iris.X)
     assert fig.data[0].y[1] == pytest.approx(embedding_accuracy(Z, iris.y, mask))
-    results = compare("iris", {"nca": {"max_iter": 5}}, n_splits=2, per_class=5)
+    results = compare(CompareRequest("iris", {"nca": {"max_iter": 5}}, n_splits=2, per_class=5))
     boxes = comparison(results)
     assert [t.name for t in boxes.data] == ["Euclidean (input space)", "NCA (max_iter=5)"]
     from metriclab.evaluation import summarize

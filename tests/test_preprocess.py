@@ -12,6 +12,7 @@ import metriclab.preprocess as preprocess_module
 from metriclab.__main__ import main
 from metriclab.datasets import Dataset, default_preprocess, default_scaling, load, names
 from metriclab.evaluation import (
+    CompareRequest,
     SplitRequest,
     compare,
     evaluate_split,
@@ -241,8 +242,8 @@ def test_scaler_fit_rows_are_the_labelled_rows_except_for_transductive_methods()
 def test_euclidean_baseline_does_not_depend_on_the_protocol():
     """One scaler on the labelled points for the baseline under either protocol."""
     kwargs = {"n_splits": 3, "fraction": 0.1, "seed": 0, "preprocess": "standardise"}
-    a = compare("wine", [], protocol="transductive", **kwargs)
-    b = compare("wine", [], protocol="inductive", **kwargs)
+    a = compare(CompareRequest("wine", [], protocol="transductive", **kwargs))
+    b = compare(CompareRequest("wine", [], protocol="inductive", **kwargs))
     np.testing.assert_array_equal(a["accuracy"], b["accuracy"])
 
 
@@ -279,29 +280,33 @@ def test_wine_with_and_without_scaling_through_compare():
     """Wine at 10 % labels is about 0.65 raw and about 0.9 scaled, for the
     Euclidean baseline and NCA alike (proline, in the hundreds, decides raw distances)."""
     kwargs = {"n_splits": 5, "fraction": 0.1, "seed": 0}
-    raw = summarize(compare("wine", ["nca"], preprocess="none", **kwargs)).set_index("method")
-    auto = compare("wine", ["nca"], **kwargs)
+    raw = summarize(
+        compare(CompareRequest("wine", ["nca"], preprocess="none", **kwargs))
+    ).set_index("method")
+    auto = compare(CompareRequest("wine", ["nca"], **kwargs))
     assert set(auto["preprocess"]) == {"minmax"}  # the TDL paper's scaling is wine's default
     scaled = summarize(auto).set_index("method")
     assert raw.loc["euclidean", "accuracy_mean"] < 0.72
     assert raw.loc["nca", "accuracy_mean"] < 0.72
     assert scaled.loc["euclidean", "accuracy_mean"] > 0.85
     assert scaled.loc["nca", "accuracy_mean"] > 0.88
-    z = summarize(compare("wine", ["nca"], preprocess="standardise", **kwargs))
+    z = summarize(compare(CompareRequest("wine", ["nca"], preprocess="standardise", **kwargs)))
     assert (z["accuracy_mean"] > 0.85).all()
 
 
 def test_pima_with_and_without_scaling_through_compare():
     kwargs = {"n_splits": 5, "fraction": 0.1, "seed": 0}
-    raw = summarize(compare("pima", [], preprocess="none", **kwargs))
-    scaled = summarize(compare("pima", [], **kwargs))
+    raw = summarize(compare(CompareRequest("pima", [], preprocess="none", **kwargs)))
+    scaled = summarize(compare(CompareRequest("pima", [], **kwargs)))
     assert scaled["preprocess"].tolist() == ["standardise"]
     assert scaled["accuracy_mean"].iloc[0] > raw["accuracy_mean"].iloc[0] + 0.01
 
 
 def test_euclidean_known_answer_with_standardised_features():
     ds = load("wine")
-    results = compare(ds, [], n_splits=3, n_train=40, seed=1, preprocess="standardise")
+    results = compare(
+        CompareRequest(ds, [], n_splits=3, n_train=40, seed=1, preprocess="standardise")
+    )
     for (_, mask), acc in zip(
         splits(ds.y, 3, n_train=40, seed=1), results["accuracy"], strict=True
     ):
@@ -311,27 +316,27 @@ def test_euclidean_known_answer_with_standardised_features():
 
 
 def test_the_cache_key_includes_the_scaling(tmp_path):
-    kwargs = {"n_splits": 2, "fraction": 0.1, "seed": 0, "cache": tmp_path}
-    raw = compare("wine", [], preprocess="none", **kwargs)
-    scaled = compare("wine", [], preprocess="minmax", **kwargs)
+    kwargs = {"n_splits": 2, "fraction": 0.1, "seed": 0}
+    raw = compare(CompareRequest("wine", [], preprocess="none", **kwargs), cache=tmp_path)
+    scaled = compare(CompareRequest("wine", [], preprocess="minmax", **kwargs), cache=tmp_path)
     assert not scaled["cached"].any()  # a different scaling is not served from the cache
     assert not np.allclose(raw["accuracy"], scaled["accuracy"])
-    again = compare("wine", [], preprocess="[0, 1]", **kwargs)
+    again = compare(CompareRequest("wine", [], preprocess="[0, 1]", **kwargs), cache=tmp_path)
     assert again["cached"].all()
     np.testing.assert_array_equal(again["accuracy"], scaled["accuracy"])
 
 
 def test_a_bad_choice_fails_before_any_work():
     with pytest.raises(ValueError, match="unknown preprocess"):
-        compare("wine", ["nca"], preprocess="log")
+        compare(CompareRequest("wine", ["nca"], preprocess="log"))
 
 
 def test_summarize_pairs_each_scaling_with_its_own_baseline():
     kwargs = {"n_splits": 3, "fraction": 0.1, "seed": 0}
     both = pd.concat(
         [
-            compare("wine", ["nca"], preprocess="none", **kwargs),
-            compare("wine", ["nca"], preprocess="standardise", **kwargs),
+            compare(CompareRequest("wine", ["nca"], preprocess="none", **kwargs)),
+            compare(CompareRequest("wine", ["nca"], preprocess="standardise", **kwargs)),
         ]
     )
     summary = summarize(both).set_index(["method", "preprocess"])

@@ -1,7 +1,7 @@
 """Each data set's default feature scaling: what the paper that uses it did, with the reason.
 
-The app's pages start from this choice and `compare(..., preprocess="auto")` uses it; a person can
-always pick another (`metriclab.preprocess.PREPROCESS`). Rules: the sets of the TDL paper's Table 1
+The app's pages start from this choice and `CompareRequest(..., preprocess="auto")` uses it; a
+person can always pick another (`metriclab.preprocess.PREPROCESS`). Rules: the sets of the TDL paper's Table 1
 are renormalised to [0, 1] as there (two of them, breast cancer and ionosphere, are also KPCA-trick
 sets; TDL's 10 %-labelled protocol is the one the app starts with); the KPCA-trick paper's sets are
 z-scored as in our reproduction of it (the paper does not state its scaling); image sets keep their pixel values (tangent distance works on pixels);

@@ -12,6 +12,7 @@ the repeated-split engine `compare` with its `summarize`.
 from metriclab.evaluation.engine import (
     RECORDED_ERRORS,
     RESULT_FIELDS,
+    CompareRequest,
     compare,
     current_run_defaults,
     evaluate_split,
@@ -54,6 +55,7 @@ __all__ = [
     "RESULT_FIELDS",
     "SUMMARY_GROUP",
     "UNLABELED",
+    "CompareRequest",
     "SplitFit",
     "SplitRequest",
     "classifier_accuracy",

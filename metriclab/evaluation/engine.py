@@ -114,21 +114,16 @@ def _valid_cached(value: dict) -> dict | None:
     return out
 
 
-def _as_datasets(dataset) -> list:
+def _as_datasets(items) -> list:
     from metriclab.datasets import Dataset, load
 
-    items = dataset if isinstance(dataset, list | tuple) else [dataset]
-    if not items:
-        raise ValueError("give at least one data set")
     out = []
     for item in items:
         if isinstance(item, Dataset):
             out.append(item)
-        elif isinstance(item, str):
+        else:
             name, params = parse_method(item)  # 'harder_moons:shift=0.5' works like a method
             out.append(load(name, **params))
-        else:
-            raise ValueError(f"a data set must be a name or a Dataset, got {type(item).__name__}")
     return out
 
 
@@ -147,7 +142,8 @@ def parse_method(text: str) -> tuple[str, dict]:
     return key.strip(), params
 
 
-def _as_methods(methods) -> list[tuple[str, dict]]:
+def _method_pairs(methods) -> tuple[tuple[str, dict], ...]:
+    """`CompareRequest.methods` as (key, params) pairs of registered methods."""
     from metriclab.methods import REGISTRY
 
     if isinstance(methods, str):
@@ -165,6 +161,12 @@ def _as_methods(methods) -> list[tuple[str, dict]]:
     for key, _ in pairs:
         if key not in REGISTRY:
             raise ValueError(f"unknown method {key!r}; known: {', '.join(sorted(REGISTRY))}")
+    return tuple(pairs)
+
+
+def _with_baseline(pairs) -> list[tuple[str, dict]]:
+    """The methods with the Euclidean input space first, unless it is among them."""
+    pairs = [(key, dict(params)) for key, params in pairs]
     baseline = input_space_key()
     if baseline is not None and not any(key == baseline for key, _ in pairs):
         pairs.insert(0, (baseline, {}))
@@ -177,12 +179,16 @@ def _dataset_identity(ds) -> dict:
     return {"name": ds.name, "params": dict(ds.params or {}), "content": array_digest(ds.X, ds.y)}
 
 
-def _default_sizes(datasets, specs, protocol, fraction, n_train, per_class) -> dict:
-    if sum(v is not None for v in (fraction, n_train, per_class)) > 1:
-        raise ValueError("give at most one of fraction, n_train or per_class")
-    if fraction is not None or n_train is not None or per_class is not None:
-        return {"fraction": fraction, "n_train": n_train, "per_class": per_class}
+def _default_sizes(request: CompareRequest, specs) -> dict:
+    sizes = {
+        "fraction": request.fraction,
+        "n_train": request.n_train,
+        "per_class": request.per_class,
+    }
+    if any(v is not None for v in sizes.values()):
+        return sizes
     learned = [s for s in specs if not s.has("input_space")]
+    protocol = request.protocol
     transductive_only = protocol == "transductive" or (
         protocol == "auto" and learned and all(s.transductive for s in learned)
     )
@@ -228,36 +234,24 @@ def _apply_run_defaults(n_jobs, scheduler, cache):
     return n_jobs, scheduler, cache
 
 
-def compare(
-    dataset,
-    methods,
-    *,
-    n_splits: int = 5,
-    fraction: float | None = None,
-    n_train: int | None = None,
-    per_class: int | None = None,
-    protocol: str = "auto",
-    classifier: str = "1nn",
-    n_jobs: int | None = 1,
-    scheduler=None,
-    seed: int = 0,
-    progress: Callable[[int, int, str], None] | None = None,
-    cache=None,
-    preprocess: str = "auto",
-) -> pd.DataFrame:
-    """Compare methods on the same seeded random splits of each data set.
+@dataclass(frozen=True, eq=False)
+class CompareRequest:
+    """A repeated-split comparison as one value: what `compare` runs, the command line's
+    ``metriclab compare`` builds and the app's Compare page asks for.
 
-    Each method is fitted on each split under its protocol and scored on the held-out points;
-    the Euclidean input space is always added as the baseline. Splits run in parallel with
-    joblib, or on a Dask cluster.
+    Everything the results depend on is here; how they are computed (workers, a Dask cluster, the
+    disk cache, a progress callback) is given to `compare` beside it. The values are checked here,
+    before any data set loads.
 
     Parameters
     ----------
-    dataset : str, Dataset or list of them
-        The data set(s), by name or loaded.
-    methods : list of (str, dict), list of str, or dict of str to dict
-        The registered methods (``metriclab.methods.REGISTRY``) with their parameters: (key,
-        params) pairs, strings ``"key:name=value,..."`` or a dict key -> params.
+    datasets : str, Dataset or sequence of them
+        The data set(s), by name (``"harder_moons:shift=0.5"`` gives a generator's parameters) or
+        loaded; kept as a tuple.
+    methods : str, sequence of str or of (str, dict), or dict of str to dict
+        The registered methods (``metriclab.methods.REGISTRY``) with their parameters: strings
+        ``"key:name=value,..."``, (key, params) pairs or a dict key -> params; kept as a tuple
+        of (key, params) pairs. The Euclidean input space is added as the baseline by `compare`.
     n_splits : int, default=5
         Seeded random splits per data set.
     fraction : float, optional
@@ -266,29 +260,99 @@ def compare(
     n_train : int, optional
         Stratified number of training points.
     per_class : int, optional
-        Training points per class.
+        Training points per class (at most one of fraction, n_train and per_class).
     protocol : {"auto", "transductive", "inductive"}, default="auto"
         "auto": each method's own; "transductive": methods see the held-out points' features
         (never their labels); "inductive": they never see the held-out points.
     classifier : str, default="1nn"
         "1nn", "knn:K" or "nearest_mean" in each embedding (classifier methods use their own
         ``predict``).
-    n_jobs : int or None, default=1
-        joblib workers (loky); -1: all cores.
-    scheduler : str or distributed.Client, optional
-        A Dask scheduler address or client, to run the splits on that cluster.
     seed : int, default=0
         The seed of the splits.
-    progress : callable, optional
-        ``progress(done, total, message)``, called in this process after each finished
-        (method, split).
-    cache : None, bool, str or ResultCache, optional
-        None: off; True: the default folder; a folder or a
-        :class:`metriclab.cache.ResultCache`.
     preprocess : {"auto", "none", "standardise", "minmax"}, default="auto"
         Feature scaling: "auto" is each data set's default
         (:func:`metriclab.datasets.default_preprocess`); the scaler is fitted on the points each
         method is fitted on, and kernel widths are in the scaled units.
+
+    See Also
+    --------
+    compare : Runs one.
+
+    Examples
+    --------
+    >>> from metriclab.evaluation import CompareRequest
+    >>> request = CompareRequest("iris", ["nca:max_iter=10", "dne"], n_splits=2, per_class=5)
+    >>> request.datasets, request.methods
+    (('iris',), (('nca', {'max_iter': 10}), ('dne', {})))
+    """
+
+    datasets: Any
+    methods: Any
+    n_splits: int = 5
+    fraction: float | None = None
+    n_train: int | None = None
+    per_class: int | None = None
+    protocol: str = "auto"
+    classifier: str = "1nn"
+    seed: int = 0
+    preprocess: str = "auto"
+
+    def __post_init__(self):
+        from metriclab.datasets import Dataset
+
+        items = self.datasets
+        items = tuple(items) if isinstance(items, list | tuple) else (items,)
+        if not items:
+            raise ValueError("give at least one data set")
+        for item in items:
+            if not isinstance(item, Dataset | str):
+                raise ValueError(
+                    f"a data set must be a name or a Dataset, got {type(item).__name__}"
+                )
+        object.__setattr__(self, "datasets", items)
+        object.__setattr__(self, "methods", _method_pairs(self.methods))
+        sizes = (self.fraction, self.n_train, self.per_class)
+        if sum(v is not None for v in sizes) > 1:
+            raise ValueError("give at most one of fraction, n_train or per_class")
+        parse_classifier(self.classifier)
+        if self.protocol not in ("auto", "transductive", "inductive"):
+            raise ValueError(
+                f"protocol must be 'auto', 'transductive' or 'inductive', got {self.protocol!r}"
+            )
+        preprocess = self.preprocess
+        if preprocess is not None and str(preprocess).strip().lower() != "auto":
+            object.__setattr__(self, "preprocess", resolve_preprocess(preprocess))
+
+
+def compare(
+    request: CompareRequest,
+    *,
+    progress: Callable[[int, int, str], None] | None = None,
+    n_jobs: int | None = 1,
+    scheduler=None,
+    cache=None,
+) -> pd.DataFrame:
+    """Compare methods on the same seeded random splits of each data set.
+
+    Each method of the request is fitted on each split under its protocol and scored on the
+    held-out points; the Euclidean input space is always added as the baseline. Splits run in
+    parallel with joblib, or on a Dask cluster. Inside a `run_defaults` block, n_jobs=1,
+    scheduler=None and cache=None take that block's values.
+
+    Parameters
+    ----------
+    request : CompareRequest
+        The data sets, methods, splits, protocol, classifier, seed and scaling.
+    progress : callable, optional
+        ``progress(done, total, message)``, called in this process after each finished
+        (method, split).
+    n_jobs : int or None, default=1
+        joblib workers (loky); -1: all cores.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client, to run the splits on that cluster.
+    cache : None, bool, str or ResultCache, optional
+        None: off; True: the default folder; a folder or a
+        :class:`metriclab.cache.ResultCache`.
 
     Returns
     -------
@@ -299,13 +363,15 @@ def compare(
 
     See Also
     --------
+    CompareRequest : What to compare.
     summarize : Mean, spread and paired test per method.
     metriclab.plotting.comparison : Draw the table.
 
     Examples
     --------
-    >>> from metriclab.evaluation import compare
-    >>> results = compare("iris", ["nca:max_iter=10", "dne"], n_splits=2, per_class=5)
+    >>> from metriclab.evaluation import CompareRequest, compare
+    >>> request = CompareRequest("iris", ["nca:max_iter=10", "dne"], n_splits=2, per_class=5)
+    >>> results = compare(request)
     >>> sorted(results["method"].unique().tolist())
     ['dne', 'euclidean', 'nca']
     >>> len(results), bool(results["accuracy"].between(0, 1).all())
@@ -314,20 +380,17 @@ def compare(
     from metriclab.cache import as_cache, code_version
     from metriclab.methods import REGISTRY
 
+    if not isinstance(request, CompareRequest):
+        raise TypeError(f"compare takes a CompareRequest, got {type(request).__name__}")
     n_jobs, scheduler, cache = _apply_run_defaults(n_jobs, scheduler, cache)
-    parse_classifier(classifier)
-    if protocol not in ("auto", "transductive", "inductive"):
-        raise ValueError(
-            f"protocol must be 'auto', 'transductive' or 'inductive', got {protocol!r}"
-        )
     if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
         raise ValueError(f"n_jobs must be a non-zero whole number (-1 = all cores), got {n_jobs!r}")
-    if preprocess is not None and str(preprocess).strip().lower() != "auto":
-        preprocess = resolve_preprocess(preprocess)  # a bad name fails before any data loads
-    datasets = _as_datasets(dataset)
-    pairs = _as_methods(methods)
+    protocol, classifier = request.protocol, request.classifier
+    n_splits, seed, preprocess = request.n_splits, request.seed, request.preprocess
+    datasets = _as_datasets(request.datasets)
+    pairs = _with_baseline(request.methods)
     specs = [REGISTRY[key] for key, _ in pairs]
-    sizes = _default_sizes(datasets, specs, protocol, fraction, n_train, per_class)
+    sizes = _default_sizes(request, specs)
     store = as_cache(cache)
     versions = {spec.key: code_version(spec.factory.__module__, __name__) for spec in specs}
     resolved_params = []

@@ -87,8 +87,9 @@ def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
 
     Examples
     --------
-    >>> from metriclab.evaluation import compare, summarize
-    >>> results = compare("iris", {"nca": {"max_iter": 10}}, n_splits=3, per_class=5)
+    >>> from metriclab.evaluation import CompareRequest, compare, summarize
+    >>> request = CompareRequest("iris", {"nca": {"max_iter": 10}}, n_splits=3, per_class=5)
+    >>> results = compare(request)
     >>> summary = summarize(results)
     >>> summary["method"].tolist()
     ['euclidean', 'nca']

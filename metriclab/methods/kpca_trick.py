@@ -23,6 +23,7 @@ from sklearn.utils.extmath import randomized_svd
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from metriclab._docstrings import fill_doc
 from metriclab.kernels import (
     KERNEL_NAMES,
     PAPER_SIGMAS,
@@ -391,20 +392,13 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
 
     # -- fit / transform -----------------------------------------------------------------------
 
+    @fill_doc
     def fit(self, X, y):
         """Fit kernel PCA on X, then the linear learner on the kernel-PCA coordinates.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The labelled points.
-        y : array-like of shape (n_samples,)
-            Their classes.
+        %(fit_params)s
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -503,17 +497,11 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.kpca_.transform(self._kernel(X, self.X_fit_))
 
+    @fill_doc
     def transform(self, X) -> np.ndarray:
         """Map points: kernel PCA, then the learned linear map (paper Figure 1, step 3).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            The points.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
+        %(transform_params)s
             Their coordinates in the learned space.
         """
         check_is_fitted(self, "learner_")

@@ -75,6 +75,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from metriclab._docstrings import fill_doc
 from metriclab.array_module import DEVICES, resolve_device
 from metriclab.cache import array_digest, canonical_json, module_digest
 from metriclab.eigen import EIGEN_SOLVERS, Eigenpairs, smallest_eigenpairs, thread_limit
@@ -342,6 +343,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             return min(DEFAULT_NEIGHBORS, n - 1)
         return int(self.n_neighbors)
 
+    @fill_doc
     def fit(self, X, y=None, graph=None, cost=None):
         """Embed the points X.
 
@@ -360,10 +362,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             TDL's cost matrix C of Eq. (6) (:func:`metriclab.methods.spectral.cost_matrix`),
             when its neighbours come from another prior metric.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         X, y = self._validate_common(X, y)
         n = X.shape[0]
@@ -562,6 +561,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         signs[signs == 0] = 1.0
         self._out_of_sample.value = (alpha * signs, width)
 
+    @fill_doc
     def transform(self, X):
         """Map new points with the out-of-sample map (Lemma 6).
 
@@ -569,14 +569,7 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         eigenproblem of Eq. (7) on the training points (computed on the first call; up to
         4000 training points).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            The points to map.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
+        %(transform_params)s
             Their coordinates in the embedding.
         """
         check_is_fitted(self, "embedding_")
@@ -610,6 +603,7 @@ class _LazyMap:
         self.value = None
 
 
+@fill_doc
 class TDL(_GraphSpectralEmbedding):
     """Transductive distance learning (Li, Yang & Wang 2007): an embedding from C' + λL.
 
@@ -632,37 +626,7 @@ class TDL(_GraphSpectralEmbedding):
     k : int, default=5
         Labelled same-class and other-class neighbours per labelled point in the cost (Eq. 6;
         fewer where a class has fewer).
-    n_neighbors : int or None, default=None
-        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
-        10, at most n − 1, reported as ``n_neighbors_``.
-    width : float or None, default=None
-        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
-        reported as ``width_``.
-    graph : {"knn", "full"}, default="knn"
-        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
-    weights : {"heat", "binary"}, default="heat"
-        kNN edge weights: exp(-d²/t), or 1.
-    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
-        The penalty: L = D - W (Eq. 3 as written; the one reading with TDL above LE on
-        ionosphere as in Table 1, though sonar reverses under it), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
-        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
-        module docstring of :mod:`metriclab.methods.spectral`.
-    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
-            default="auto"
-        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
-        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
-        The path taken is ``eigen_solver_``.
-    kernel_penalty : float, default=1e-3
-        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
-        interpolates ``embedding_`` at the training points, larger smooths the map.
-    kernel_width : float or None, default=None
-        Width of the out-of-sample Gaussian kernel; None: ``width_``.
-    tol : float, default=0.0
-        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
-        solver ignores it.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
-        the solver's tolerance; signs are fixed after solving).
+    %(spectral_graph_params)s
     cost_scale : {"sum", "mean"}, default="sum"
         Σ_i C'_i as in Eq. (3), or (1/n) Σ_i C'_i over the n labelled points as in Eqs. (1)-(2)
         (the same as λ·n).
@@ -675,26 +639,7 @@ class TDL(_GraphSpectralEmbedding):
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding of the points `fit` was given (labelled and unlabelled).
-    eigenvalues_ : ndarray of shape (n_components,)
-        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
-    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The graph's weights W.
-    degrees_ : ndarray of shape (n_samples,)
-        The degrees d_i = Σ_j W_ij.
-    width_ : float
-        The heat width used.
-    n_neighbors_ : int
-        The graph's k used.
-    eigen_solver_ : str
-        The solver that ran (the path "auto" took).
-    eigen_residual_ : float
-        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
-    timings_ : dict
-        Seconds spent per stage (graph, cost, eigensolve).
-    n_features_in_ : int
-        Number of features seen during `fit`.
+    %(spectral_graph_attributes)s
     cost_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The symmetric label cost C of Eq. (6) (non-zero on labelled rows and columns only).
     lam_ : float
@@ -797,6 +742,7 @@ class TDL(_GraphSpectralEmbedding):
         return C, lam
 
 
+@fill_doc
 class LaplacianEigenmaps(_GraphSpectralEmbedding):
     """Laplacian Eigenmaps (Belkin & Niyogi 2003): TDL with C = 0 and λ = 1 (Section 2.2).
 
@@ -811,37 +757,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     ----------
     n_components : int, default=2
         Output dimension: eigenvectors kept after the trivial one.
-    n_neighbors : int or None, default=None
-        k of the kNN graph (also the neighbours whose distances set the automatic width); None:
-        10, at most n − 1, reported as ``n_neighbors_``.
-    width : float or None, default=None
-        Heat width t of the graph weights exp(-d²/t); None: the mean squared kNN distance,
-        reported as ``width_``.
-    graph : {"knn", "full"}, default="knn"
-        A sparse kNN graph, or the dense Gaussian graph of all pairs (small n only).
-    weights : {"heat", "binary"}, default="heat"
-        kNN edge weights: exp(-d²/t), or 1.
-    laplacian : {"unnormalized", "symmetric", "random_walk"}, default="unnormalized"
-        The penalty: L = D - W (Eq. 3 as written; the one reading with TDL above LE on
-        ionosphere as in Table 1, though sonar reverses under it), L_sym = I - D^-1/2 W D^-1/2 (Section 5.1's "normalized Laplacian"; TDL above
-        LE at Figure 1's λ), or the generalized problem with D (Belkin & Niyogi). See the
-        module docstring of :mod:`metriclab.methods.spectral`.
-    eigen_solver : {"auto", "dense", "arpack", "filtered", "shift-invert", "lobpcg"}, \
-            default="auto"
-        The smallest-eigenpair solver (:func:`metriclab.eigen.smallest_eigenpairs`); "auto"
-        picks dense ``eigh`` for small n, else by the estimated fill-in of the sparse LU.
-        The path taken is ``eigen_solver_``.
-    kernel_penalty : float, default=1e-3
-        γ, the weight of the RKHS norm ‖f‖²_H in the out-of-sample problem (Eq. 7): 0
-        interpolates ``embedding_`` at the training points, larger smooths the map.
-    kernel_width : float or None, default=None
-        Width of the out-of-sample Gaussian kernel; None: ``width_``.
-    tol : float, default=0.0
-        Convergence tolerance of the iterative eigensolvers (0: machine precision); the dense
-        solver ignores it.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the iterative eigensolvers' starting vectors (the embedding is the same up to
-        the solver's tolerance; signs are fixed after solving).
+    %(spectral_graph_params)s
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, eigensolve) with its time.
     device : {"auto", "cpu", "gpu"}, default="auto"
@@ -851,26 +767,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding of the points `fit` was given (labelled and unlabelled).
-    eigenvalues_ : ndarray of shape (n_components,)
-        The eigenvalues of the returned eigenvectors, ascending (the trivial one removed).
-    affinity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The graph's weights W.
-    degrees_ : ndarray of shape (n_samples,)
-        The degrees d_i = Σ_j W_ij.
-    width_ : float
-        The heat width used.
-    n_neighbors_ : int
-        The graph's k used.
-    eigen_solver_ : str
-        The solver that ran (the path "auto" took).
-    eigen_residual_ : float
-        Largest relative residual ‖(P S P) v - μ v‖ / ‖S‖₁ of the returned eigenpairs.
-    timings_ : dict
-        Seconds spent per stage (graph, cost, eigensolve).
-    n_features_in_ : int
-        Number of features seen during `fit`.
+    %(spectral_graph_attributes)s
 
     See Also
     --------
@@ -919,6 +816,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
         self.verbose = verbose
         self.device = device
 
+    @fill_doc
     def fit(self, X, y=None, graph=None):
         """Embed the points X (no labels).
 
@@ -932,10 +830,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
             A graph from :func:`metriclab.graphs.build_graph` on this X with this model's
             graph parameters.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         return super().fit(X, None, graph)
 

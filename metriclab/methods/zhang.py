@@ -20,6 +20,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from metriclab._docstrings import fill_doc
 from metriclab.kernels import (
     COMBINATIONS,
     DELTA_DISSIMILARITIES,
@@ -501,6 +502,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
             return X  # phi(x) = x, Section 5.3
         return rbf_basis(X, self.centres_, self.basis_width_)
 
+    @fill_doc
     def fit(self, X, y):
         """Learn the dissimilarities, their MDS embedding and the expansion from labelled points.
 
@@ -511,10 +513,7 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Their classes (no -1: every training point is labelled).
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         if y is None:
@@ -586,32 +585,22 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         R = U @ Vt
         return W @ R, y_mean - f_mean @ R
 
+    @fill_doc
     def transform(self, X):
         """Map points with the fitted expansion f(x) = W' phi(x) (Eq. 17; no labels needed).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            The points to map.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
+        %(transform_params)s
             Their coordinates (the training points land near ``embedding_``).
         """
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._basis(X) @ self.coef_ + self.intercept_
 
+    @fill_doc
     def fit_transform(self, X, y=None, **fit_params):
         """Fit on labelled points and map them with the expansion.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The labelled points.
-        y : array-like of shape (n_samples,)
-            Their classes.
+        %(fit_params)s
         **fit_params : dict
             Ignored.
 

@@ -38,6 +38,28 @@ RESULT_COLUMNS = (
 # where the claims' paired tests read it (metriclab.reproduce.verdicts).
 SPLITS_COLUMN = "ours_splits"
 
+
+def split_row(setting, method, metric, paper, values, protocol, note="", one_split_std=math.nan):
+    """One row of RESULT_COLUMNS from the per-split `values` (in the row's unit), which it keeps
+    under SPLITS_COLUMN: their mean, their standard deviation (ddof=1; `one_split_std` for a
+    single split) and their count (NaN mean for none)."""
+    values = np.asarray(values, dtype=np.float64)
+    return {
+        "setting": setting,
+        "method": method,
+        "metric": metric,
+        "paper": paper,
+        "ours_mean": float(values.mean()) if values.size else math.nan,
+        "ours_std": float(values.std(ddof=1))
+        if values.size > 1
+        else (one_split_std if values.size else math.nan),
+        "n_splits": int(values.size),
+        SPLITS_COLUMN: values.tolist(),
+        "protocol": protocol,
+        "note": note,
+    }
+
+
 PAPER_MODULES = (
     "tdl",
     "tdl_mnist",

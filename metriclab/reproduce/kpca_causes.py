@@ -25,7 +25,7 @@ from metriclab.evaluation import knn_accuracy, splits
 from metriclab.methods.kpca_trick import KernelPCATrick
 from metriclab.methods.mahalanobis import DNE
 from metriclab.preprocess import scale_train_test
-from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment, split_row
 from metriclab.reproduce.kpca_trick import (
     CURVE_POINTS,
     CURVES,
@@ -41,22 +41,6 @@ from metriclab.reproduce.kpca_trick import (
 LOSING_SETS = ("Breast Cancer", "Glass", "Pima", "Yeast")  # KLMNN below LMNN in our Table 2
 CAPS = (100, 200, None)  # kernel-PCA directions given to LMNN (None: every non-null one)
 CAP_SPLITS = 10  # all directions make KLMNN ~10x slower: 10 splits (paper 40) keep it < 1.5 h
-
-
-def _record(setting, method, metric, values, paper, protocol, note) -> dict:
-    values = np.asarray(values, dtype=float)
-    return {
-        "setting": setting,
-        "method": method,
-        "metric": metric,
-        "paper": paper,
-        "ours_mean": float(values.mean()) if values.size else math.nan,
-        "ours_std": float(values.std(ddof=1)) if values.size > 1 else math.nan,
-        "n_splits": int(values.size),
-        SPLITS_COLUMN: values.tolist(),
-        "protocol": protocol,
-        "note": note,
-    }
 
 
 def _cap_name(cap) -> str:
@@ -100,17 +84,17 @@ def run_lmnn_cap(fast=False, n_splits=None, seed=0, progress=None) -> pd.DataFra
     for row in rows:
         paper_linear, paper_cv = TABLES["lmnn"][row][0][0], TABLES["lmnn"][row][1][0]
         lmnn = np.array(scores[row, "LMNN"])
-        records.append(_record(row, "LMNN", "1-NN accuracy", lmnn, paper_linear, protocol, ""))
+        records.append(split_row(row, "LMNN", "1-NN accuracy", paper_linear, lmnn, protocol, ""))
         for cap in caps:
             values = np.array(scores[row, cap])
             gap = values.mean() - lmnn.mean()
             records.append(
-                _record(
+                split_row(
                     row,
                     f"KLMNN, {_cap_name(cap)}",
                     "1-NN accuracy",
-                    values,
                     paper_cv,
+                    values,
                     protocol,
                     f"KLMNN − LMNN {gap:+.3f} on the same splits",
                 )  # fmt: skip
@@ -176,12 +160,12 @@ def run_curves_kdne(fast=False, n_splits=None, seed=0, progress=None) -> pd.Data
     )
     return pd.DataFrame.from_records(
         [
-            _record(
+            split_row(
                 f"curves_{shape}",
                 label,
                 "1-NN accuracy",
-                scores[shape, label],
                 math.nan,
+                scores[shape, label],
                 protocol,
                 "Figure 2 shows pictures only: the claim is that KDNE succeeds",
             )  # fmt: skip

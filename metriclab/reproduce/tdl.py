@@ -51,7 +51,7 @@ from metriclab.datasets import load
 from metriclab.evaluation import knn_accuracy, labeled_mask, partial_labels
 from metriclab.methods.spectral import TDL, LaplacianEigenmaps
 from metriclab.preprocess import scale_features
-from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment
+from metriclab.reproduce import RESULT_COLUMNS, SPLITS_COLUMN, Experiment, split_row
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 
@@ -110,21 +110,8 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _row(setting, method, paper, scores, protocol, note="", metric="accuracy %"):
-    scores = np.asarray(scores, dtype=np.float64) * 100.0
-    return {
-        "setting": setting,
-        "method": method,
-        "metric": metric,
-        "paper": paper,
-        "ours_mean": float(scores.mean()) if scores.size else np.nan,
-        "ours_std": float(scores.std(ddof=1))
-        if scores.size > 1
-        else (0.0 if scores.size else np.nan),
-        "n_splits": int(scores.size),
-        SPLITS_COLUMN: scores.tolist(),
-        "protocol": protocol,
-        "note": note,
-    }
+    scores = np.asarray(scores, dtype=np.float64) * 100.0  # one split: std 0
+    return split_row(setting, method, metric, paper, scores, protocol, note, one_split_std=0.0)
 
 
 def _accuracy(Z, y, mask, k=1) -> float:

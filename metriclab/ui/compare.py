@@ -101,7 +101,7 @@ def _pca_dimension(params: str) -> int:
 
 def _comparison(comparison: ComparisonRequest, progress: Progress | None = None) -> pd.DataFrame:
     """compare() over the named data sets and registry methods at their defaults."""
-    from metriclab.evaluation import compare
+    from metriclab.evaluation import CompareRequest, compare
     from metriclab.methods import input_space
     from metriclab.ui.shared.session_data import UPLOAD_PREFIX, dataset
 
@@ -109,16 +109,16 @@ def _comparison(comparison: ComparisonRequest, progress: Progress | None = None)
     unknown = [m for m in comparison.methods if m not in REGISTRY]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}")
-    results = compare(
-        data if len(data) > 1 else data[0],
+    request = CompareRequest(
+        data,
         with_baselines(comparison.methods),
         n_splits=int(comparison.n_splits),
         fraction=float(comparison.fraction),
         protocol=comparison.protocol,
         seed=comparison.seed,
-        progress=progress,
         preprocess=comparison.scaling,
     )
+    results = compare(request, progress=progress)
     euclidean, pca = input_space(), projection()
     if euclidean is not None:
         results.loc[results["method"] == euclidean.key, "label"] = EUCLIDEAN_LABEL

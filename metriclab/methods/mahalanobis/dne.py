@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from metriclab._docstrings import fill_doc
 from metriclab.methods.mahalanobis.base import (
     MahalanobisMixin,
     nearest_rows,
@@ -91,23 +92,14 @@ class DNE(MahalanobisMixin):
         self.n_components = n_components
         self.k = k
 
+    @fill_doc
     def fit(self, X, y, X_neighbors=None):
         """Learn the map A from labelled points (one eigenproblem).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The labelled points.
-        y : array-like of shape (n_samples,)
-            Their classes.
-        X_neighbors : array-like of shape (n_samples, n_features_neighbors), optional
-            The same points in the space where the neighbours are chosen (the KPCA trick with
-            an unweighted kernel sum uses the input space); None: X.
+        %(fit_params)s
+        %(x_neighbors_param)s
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         check_params(self)  # the class's _parameter_rules
         k = int(self.k)

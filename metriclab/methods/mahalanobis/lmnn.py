@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from metriclab._docstrings import fill_doc
 from metriclab.methods.mahalanobis.base import (
     ITERATIVE_RULES,
     MahalanobisMixin,
@@ -236,6 +237,7 @@ FROM_METRIC_LEARN = {
 }
 
 
+@fill_doc
 class LMNN(MahalanobisMixin):
     """Large Margin Nearest Neighbor (Weinberger et al. 2006), optimised over L with L-BFGS.
 
@@ -285,12 +287,7 @@ class LMNN(MahalanobisMixin):
         metric-learn's arguments with no counterpart here: None only (a value is refused at fit
         with what to use instead).
 
-    Attributes
-    ----------
-    components_ : ndarray of shape (n_components, d)
-        L, with M = LᵀL.
-    n_iter_ : int
-        L-BFGS iterations made.
+    %(lbfgs_attributes)s
     loss_curve_ : list of float
         The loss per iteration.
     target_neighbors_ : ndarray of shape (n, k)
@@ -399,23 +396,14 @@ class LMNN(MahalanobisMixin):
         self.min_iter = min_iter
         self.preprocessor = preprocessor
 
+    @fill_doc
     def fit(self, X, y, X_neighbors=None):
         """Learn L from labelled points.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The labelled points.
-        y : array-like of shape (n_samples,)
-            Their classes.
-        X_neighbors : array-like of shape (n_samples, n_features_neighbors), optional
-            The same points in the space where the neighbours are chosen (the KPCA trick with
-            an unweighted kernel sum uses the input space); None: X.
+        %(fit_params)s
+        %(x_neighbors_param)s
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         check_params(self)  # the class's _parameter_rules
         theirs = metric_learn_arguments(self, FROM_METRIC_LEARN)

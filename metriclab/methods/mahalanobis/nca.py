@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
+from metriclab._docstrings import fill_doc
 from metriclab.methods.mahalanobis.base import (
     ITERATIVE_RULES,
     MahalanobisMixin,
@@ -84,6 +85,7 @@ def nca_loss_and_gradient_masked(flat_L, X, same_class_mask, n_components=None):
     return -float(p.sum()), -gradient.ravel()
 
 
+@fill_doc
 class NCA(MahalanobisMixin):
     """Neighbourhood Components Analysis (Goldberger et al. 2005), paper Eq. (3).
 
@@ -92,44 +94,7 @@ class NCA(MahalanobisMixin):
     A drop-in for scikit-learn's `NeighborhoodComponentsAnalysis`: the same parameters, starts,
     messages and hooks (scikit-learn's own test_nca.py runs against it, tests/test_sklearn_nca.py).
 
-    Parameters
-    ----------
-    n_components : int or None
-        Output dimension (None: the number of features).
-    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (n_components, d)
-        The start. "auto" is scikit-learn's rule: LDA when n_components <= min(d, classes − 1),
-        else PCA when n_components < min(d, n), else the identity.
-    warm_start : bool
-        Start from the `components_` of the previous fit (same number of features).
-    max_iter : int
-        L-BFGS iterations.
-    tol : float
-        L-BFGS tolerance (relative change of the loss).
-    callback : callable or None
-        Called after every iteration as `callback(transformation, n_iter)`, with the flattened L.
-    verbose : int
-        0: silent; 1: scikit-learn's progress lines (the start, the objective at every evaluation,
-        the training time) on stdout, and a ConvergenceWarning when L-BFGS stops short.
-    random_state : int, RandomState or None
-        For init="random".
-    record_iterates : bool
-        Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
-        and the fit is the same either way.
-    preprocessor : None
-        metric-learn's argument: None only (this NCA takes the points themselves).
-
-    Attributes
-    ----------
-    components_ : ndarray of shape (n_components, d)
-        L, with M = LᵀL.
-    n_iter_ : int
-        L-BFGS iterations made.
-    loss_curve_ : list of float
-        The (negated) objective after each iteration.
-    iterates_ : list of ndarray
-        L after each iteration (with record_iterates).
-    first_iterate_ : int
-        1: `iterates_[0]` is the L after the first step.
+    %(nca_params_attributes)s
 
     See Also
     --------
@@ -198,20 +163,13 @@ class NCA(MahalanobisMixin):
         loss, gradient = nca_loss_and_gradient_masked(transformation, X, same_class_mask)
         return -sign * loss, -sign * gradient
 
+    @fill_doc
     def fit(self, X, y):
         """Learn L from labelled points.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The labelled points.
-        y : array-like of shape (n_samples,)
-            Their classes.
+        %(fit_params)s
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        %(returns_self)s
         """
         check_params(self)  # the class's _parameter_rules
         metric_learn_arguments(self, {})  # metric-learn's preprocessor: None only
@@ -279,6 +237,7 @@ class NCA(MahalanobisMixin):
         return self
 
 
+@fill_doc
 class NeighborhoodComponentsAnalysis(NCA):
     """Neighbourhood Components Analysis under scikit-learn's name.
 
@@ -290,44 +249,7 @@ class NeighborhoodComponentsAnalysis(NCA):
     :class:`~sklearn.model_selection.GridSearchCV`. It adds metric-learn's interface
     (``get_mahalanobis_matrix``, ``get_metric``, ``pair_distance``, ``pair_score``).
 
-    Parameters
-    ----------
-    n_components : int or None
-        Output dimension (None: the number of features).
-    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (n_components, d)
-        The start. "auto" is scikit-learn's rule: LDA when n_components <= min(d, classes − 1),
-        else PCA when n_components < min(d, n), else the identity.
-    warm_start : bool
-        Start from the `components_` of the previous fit (same number of features).
-    max_iter : int
-        L-BFGS iterations.
-    tol : float
-        L-BFGS tolerance (relative change of the loss).
-    callback : callable or None
-        Called after every iteration as `callback(transformation, n_iter)`, with the flattened L.
-    verbose : int
-        0: silent; 1: scikit-learn's progress lines (the start, the objective at every evaluation,
-        the training time) on stdout, and a ConvergenceWarning when L-BFGS stops short.
-    random_state : int, RandomState or None
-        For init="random".
-    record_iterates : bool
-        Keep L after every iteration in `iterates_` (for watching the fit learn); off by default,
-        and the fit is the same either way.
-    preprocessor : None
-        metric-learn's argument: None only (this NCA takes the points themselves).
-
-    Attributes
-    ----------
-    components_ : ndarray of shape (n_components, d)
-        L, with M = LᵀL.
-    n_iter_ : int
-        L-BFGS iterations made.
-    loss_curve_ : list of float
-        The (negated) objective after each iteration.
-    iterates_ : list of ndarray
-        L after each iteration (with record_iterates).
-    first_iterate_ : int
-        1: `iterates_[0]` is the L after the first step.
+    %(nca_params_attributes)s
 
     See Also
     --------

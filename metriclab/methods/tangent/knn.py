@@ -10,6 +10,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from metriclab._docstrings import fill_doc
 from metriclab.methods.tangent.distance import _solve_coefficients, orthonormal_tangents
 from metriclab.methods.tangent.vectors import (
     DEFAULT_SIGMA,
@@ -153,6 +154,7 @@ def _vote(labels: np.ndarray, n_classes: int) -> np.ndarray:
     return votes.argmax(axis=1)
 
 
+@fill_doc
 class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
     """Nearest-neighbour classifier of images with tangent distance (thesis section 4.1).
 
@@ -162,27 +164,7 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
 
     Read more in the :doc:`user guide </user_guide/tangent>`.
 
-    Parameters
-    ----------
-    image_shape : tuple of int or None, default=None
-        (height, width) of the images, whose pixels are the rows of X (row-major); None: square
-        images.
-    transforms : str or sequence of str, default="affine6"
-        The transformations whose tangent vectors span each image's tangent plane: a preset
-        ("affine6": the thesis' x/y translation, scaling, rotation and the two hyperbolic
-        deformations; "all7": those and thickening; "translation"; "none") or a list of names.
-    two_sided : bool, default=True
-        Both images move along their tangent planes (two-sided distance), or only the training
-        image (one-sided).
-    n_neighbors : int, default=1
-        Neighbours that vote (1: the thesis' 1-NN).
-    prefilter : int, default=100
-        Euclidean nearest training images of a query that are ranked by tangent distance.
-    sigma : float, default=0.75
-        Width of the Gaussian smoothing of the images before their gradients are taken.
-    regularization : float, default=0.0
-        Ridge λ|α|² on the tangent coefficients ("spring" tangent distance); 0: the plain
-        distance.
+    %(tangent_params)s
 
     Attributes
     ----------

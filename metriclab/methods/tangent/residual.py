@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from metriclab._docstrings import fill_doc
 from metriclab.methods.mahalanobis.base import MetricLearnInterface, _split_pairs
 from metriclab.methods.tangent.distance import tangent_residuals
 from metriclab.methods.tangent.knn import _BATCH, TangentDistanceKNN, _TangentIndex
@@ -138,6 +139,7 @@ def lmnn_residual_metric(
     return result.x.reshape(c, d), result
 
 
+@fill_doc
 class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     """1-NN (k-NN) with a Mahalanobis metric applied to the shortest tangent vector (thesis 4.1).
 
@@ -151,27 +153,7 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     vectors; `pair_distance(pairs)`, `pair_score(pairs)` and `get_metric()` measure a pair of
     images as the classifier does, ‖L e‖ with e their shortest tangent vector.
 
-    Parameters
-    ----------
-    image_shape : tuple of int or None, default=None
-        (height, width) of the images, whose pixels are the rows of X (row-major); None: square
-        images.
-    transforms : str or sequence of str, default="affine6"
-        The transformations whose tangent vectors span each image's tangent plane: a preset
-        ("affine6": the thesis' x/y translation, scaling, rotation and the two hyperbolic
-        deformations; "all7": those and thickening; "translation"; "none") or a list of names.
-    two_sided : bool, default=True
-        Both images move along their tangent planes (two-sided distance), or only the training
-        image (one-sided).
-    n_neighbors : int, default=1
-        Neighbours that vote (1: the thesis' 1-NN).
-    prefilter : int, default=100
-        Euclidean nearest training images of a query that are ranked by tangent distance.
-    sigma : float, default=0.75
-        Width of the Gaussian smoothing of the images before their gradients are taken.
-    regularization : float, default=0.0
-        Ridge λ|α|² on the tangent coefficients ("spring" tangent distance); 0: the plain
-        distance.
+    %(tangent_params)s
     metric : {"lmnn", "whiten", "identity"}, default="lmnn"
         How L is learned: LMNN on tangent residuals, the inverse second moment of same-class
         residuals, or none (plain tangent distance).

@@ -9,11 +9,10 @@ import streamlit as st
 from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui.shared.fit_request import (
-    CAP_KEY,
-    DATA_KEY,
-    METHOD_KEY,
+    SCALING_KEY,
+    DataRef,
+    FitRequest,
     SplitRef,
-    generator_prefix,
     param_prefix,
 )
 from metriclab.ui.shared.preprocessing import preset_scaling
@@ -135,32 +134,43 @@ def reset_method(method: str) -> None:
     st.session_state.pop("_ranges", None)
 
 
-def preset_values(preset: dict[str, Any]) -> dict[str, Any]:
-    """The session values of the Embed page's whole view for `preset` (a teaching preset or a
-    lesson step): data set and its generator parameters, labels and split seed, view, scaling and
-    every parameter of the method (the preset's values, the defaults for the rest), so nothing is
-    left from an earlier view."""
+def preset_request(preset: dict[str, Any]) -> FitRequest:
+    """The fit a preset (or lesson step) names, each value as its widget holds it: the data set
+    with its generator's parameters (the preset's, the defaults for the rest) and subsample, the
+    split, the preset's scaling (None: the set's default) and every parameter of the method."""
     spec = REGISTRY[preset["method"]]
     name = preset["dataset"]
-    values: dict[str, Any] = {DATA_KEY: name, METHOD_KEY: preset["method"]}
-    mode, value = preset["labels"]
-    values |= SplitRef(mode, value, int(preset.get("seed", 0))).link()
-    values["mode"] = preset["mode"]
-    values |= preset_scaling(name, preset.get("scaling"))  # the preset's, not the person's
     generator = preset.get("data_params", {})
-    for p in datasets.entry(name).params:
-        values[generator_prefix(name) + p.name] = widget_value(p, generator.get(p.name, p.default))
+    data_params = {
+        p.name: widget_value(p, generator.get(p.name, p.default))
+        for p in datasets.entry(name).params
+    }
+    params = {p.name: widget_value(p, p.default) for p in spec.params}
     names = {p.name: p for p in spec.params}
-    if preset["mode"] == "window" and {"lam", "width"} <= set(names):
+    params |= {k: widget_value(names[k], v) for k, v in preset["params"].items() if k in names}
+    mode, value = preset["labels"]
+    return FitRequest(
+        DataRef(name, data_params, preset.get("max_points") or None),
+        SplitRef(mode, value, int(preset.get("seed", 0))),
+        spec.key,
+        params,
+        preset_scaling(name, preset.get("scaling"))[SCALING_KEY],
+    )
+
+
+def preset_values(preset: dict[str, Any]) -> dict[str, Any]:
+    """The session values of the Embed page's whole view for `preset` (a teaching preset or a
+    lesson step): its fit's link (`preset_request`: data set and generator parameters, labels and
+    split seed, scaling, every parameter of the method, the subsample where it has one), the view
+    and the scaling's owner, so nothing is left from an earlier view."""
+    request = preset_request(preset)
+    values = request.link() | preset_scaling(request.data.name, request.scaling)
+    values["mode"] = preset["mode"]
+    names = {p.name for p in request.spec.params}
+    if preset["mode"] == "window" and {"lam", "width"} <= names:
         values["row"], values["col"] = "lam", "width"
     if preset["mode"] == "scrub" and "lam" in names:
         values["scrub"] = "lam"
-    values.update(method_defaults(spec))
-    for param, value in preset["params"].items():
-        if param in names:
-            values[param_prefix(spec.key) + param] = widget_value(names[param], value)
-    if preset.get("max_points"):
-        values[CAP_KEY] = preset["max_points"]  # the Embed page's stratified subsample
     values["spread"] = preset.get("spread", preset["mode"] == "live")
     return values
 

@@ -381,7 +381,7 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
     summary's mean accuracies. `datasets` gives the Dataset of each upload or drawing among its
     data sets (by name)."""
     sets, methods = comparison.sets, comparison.methods
-    imports = ["from metriclab.evaluation import compare, summarize"]
+    imports = ["from metriclab.evaluation import CompareRequest, compare, summarize"]
     body: list[str] = []
     items = []
     for i, name in enumerate(sets):
@@ -395,9 +395,9 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
         items.append(f"data_{i}")
     data = items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
     body += [
-        "results = "
+        "request = "
         + _call(
-            "compare",
+            "CompareRequest",
             [data, repr({m: {} for m in methods})],
             {
                 "n_splits": int(comparison.n_splits),
@@ -407,6 +407,7 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
                 "preprocess": comparison.scaling,
             },
         ),
+        "results = compare(request)",
         "summary = summarize(results)  # the Euclidean baseline is always added",
         'print(summary[["dataset", "label", "accuracy_mean"]].to_string(index=False))',
     ]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from metriclab.methods import REGISTRY, MethodSpec
+from metriclab.params import Param
 
 # The link schema: every URL key of a fit is spelled here, and only here. The widgets that set a
 # fit's values use the same keys in the session, so a link opens the widgets it names.
@@ -43,6 +44,25 @@ def param_prefix(method: str) -> str:
 def generator_prefix(dataset: str) -> str:
     """`d.<data set>.`: the keys of a synthetic generator's parameters start with it."""
     return f"{GENERATOR_PREFIX}{dataset}."
+
+
+def _read(p: Param, value: Any) -> Any:
+    """A link's value of the parameter `p`: the value itself, or its text as the URL holds it
+    (`ui.shared.state.encode`: "auto" is None, "1"/"0" a switch, a choice its `str`)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "auto" and p.allows_none:
+            return None
+        if p.kind == "bool" and text.lower() in ("1", "0", "true", "false", "on", "off"):
+            return text.lower() in ("1", "true", "on")
+        if p.kind == "choice":
+            value = next((c for c in p.choices if str(c) == text), text)
+    return p.validate(value)
+
+
+def _prefixed(query: Mapping[str, Any], prefix: str, params) -> dict[str, Any]:
+    """The values of `params` that `query` holds under `prefix + name`, read by `_read`."""
+    return {p.name: _read(p, query[prefix + p.name]) for p in params if prefix + p.name in query}
 
 
 def sorted_items(values: Mapping[str, Any] | tuple) -> tuple:
@@ -124,6 +144,43 @@ class FitRequest:
         out = self.data.link() | self.split.link()
         out |= {SCALING_KEY: self.scaling, method_key: self.method}
         return out | {param_prefix(self.method) + k: v for k, v in self.params}
+
+    @classmethod
+    def from_link(cls, query: Mapping[str, Any], method_key: str = METHOD_KEY) -> FitRequest:
+        """The fit that the URL values `query` name: the inverse of `link`.
+
+        Values may be the link's own or their text as the URL holds it (`st.query_params`); each
+        is read and checked by its parameter's rule (a ValueError names a wrong one). The split
+        and the scaling take their defaults where the link has none; keys of another method or
+        data set, and the pages' own keys, are ignored."""
+        from metriclab import datasets
+
+        for key in (DATA_KEY, method_key):
+            if key not in query:
+                raise ValueError(f"the link names no {key!r}")
+        name, method = str(query[DATA_KEY]), str(query[method_key])
+        if method not in REGISTRY:
+            raise ValueError(f"unknown method {method!r} in the link")
+        generator = () if name.startswith(UPLOAD_PREFIX) else datasets.entry(name).params
+        cap = Param(CAP_KEY, "Points used", "int", None, low=1)
+        data = DataRef(
+            name,
+            _prefixed(query, generator_prefix(name), generator),
+            _read(cap, query[CAP_KEY]) if CAP_KEY in query else None,
+        )
+        mode = str(query.get(LABELS_KEY, SplitRef.mode))
+        if mode not in ("fraction", "per_class"):
+            raise ValueError(f"{LABELS_KEY} must be 'fraction' or 'per_class', got {mode!r}")
+        share = Param("frac", "Labeled fraction", "float", 0.1, low=0, high=1, low_open=True)
+        count = Param("per", "Labels per class", "int", 1, low=1)
+        rule = share if mode == "fraction" else count
+        value = query.get(label_value_key(mode), rule.default)
+        seed = query.get(SPLIT_SEED_KEY, SplitRef.seed)
+        seed_rule = Param(SPLIT_SEED_KEY, "Split seed", "int", 0, low=0)
+        split = SplitRef(mode, _read(rule, value), _read(seed_rule, seed))
+        spec = REGISTRY[method]
+        params = _prefixed(query, param_prefix(method), spec.params)
+        return cls(data, split, method, params, str(query.get(SCALING_KEY, cls.scaling)))
 
     def link_keys(self, method_key: str = METHOD_KEY, offers_cap: bool = False) -> list[str]:
         """The URL keys of this fit (`link`), for a page whose widgets hold the values: the
