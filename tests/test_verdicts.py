@@ -316,7 +316,6 @@ def test_every_claim_is_quoted_from_its_paper():
 # table leaves this list when it is regenerated from a clean tree.
 NOT_YET_FROM_A_CLEAN_TREE = {
     "tdl-mnist-lambda": "66 min on an idle machine; 5-12 times that at the session's load",
-    "kpca-lmnn": "38 min on an idle machine; 5-12 times that at the session's load",
 }
 
 
