@@ -294,6 +294,15 @@ def cmd_cache(args) -> int:
     return run(args)
 
 
+def cmd_class(args) -> int:
+    """`metriclab class --workers 2`: metriclab.deploy's command line (the class's processes
+    behind HAProxy, from a checkout or an installed wheel)."""
+    from metriclab import deploy, resources
+
+    resources.require("streamlit", "app", "the app")
+    return deploy.main([a for a in args.deploy_args if a != "--"], prog=f"{args.prog} class")
+
+
 def cmd_app(args) -> int:
     """Serve the app from the installed package: `streamlit run` on metriclab/ui/app.py with the
     project's Streamlit configuration (usage statistics off, no Deploy button; from any folder)
@@ -579,6 +588,14 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     )
     cl.set_defaults(func=cmd_claims)
 
+    class_ = sub.add_parser(
+        "class",
+        help="serve a class: several app processes behind HAProxy (python -m metriclab.deploy)",
+        add_help=False,  # --help and every option are metriclab.deploy's own
+    )
+    class_.add_argument("deploy_args", nargs=argparse.REMAINDER, help="metriclab.deploy's options")
+    class_.set_defaults(func=cmd_class)
+
     cache = sub.add_parser("cache", help="the on-disk caches (results, full-size graphs)")
     cache.add_argument("action", choices=["info", "clear"])
     cache.set_defaults(func=cmd_cache)
@@ -596,6 +613,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args.prog = prog
     if args.command == "app":  # Streamlit's own options pass through untouched
         args.streamlit_args = [*unknown, *args.streamlit_args]
+    elif args.command == "class":  # as are metriclab.deploy's
+        args.deploy_args = [*unknown, *args.deploy_args]
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:

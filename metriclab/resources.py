@@ -40,6 +40,11 @@ def reproduction() -> Path:
     return _lab_folder("_reproduction", os.path.join("docs", "reproduction"))
 
 
+def deploy_folder() -> Path:
+    """The class's deployment files (`deploy/` of a checkout: the HAProxy template)."""
+    return _lab_folder("_deploy", "deploy")
+
+
 def streamlit_config() -> Path:
     """The project's Streamlit configuration (`.streamlit/config.toml` of a checkout, the wheel's
     copy otherwise): usage statistics off, the Deploy button hidden, the runner's settings."""

@@ -6,17 +6,14 @@ installed wheel."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from metriclab.deploy import launch, wait_healthy
 from metriclab.ui.dev.privacy import served_privacy
 from metriclab.ui.dev.server import free_port, stop_app
 
@@ -25,33 +22,21 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _wait_health(proc, port: int, timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.log_path.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.3)
-    stop_app(proc, keep_log=True)
-    raise RuntimeError(f"no answer on port {port} within {timeout} s: {proc.log_path}")
-
-
 def _serve(command: list[str], cwd: Path, home: Path):
     """Start a server as a user would (no privacy flags of ours), with an empty home folder so
     that no ~/.streamlit/config.toml of this machine takes part."""
     port = free_port()
     command = [*command, "--server.port", str(port), "--server.address", "127.0.0.1",
                "--server.fileWatcherType", "none"]  # fmt: skip
-    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
+    env = {"HOME": str(home), "PYTHONPATH": str(ROOT)}
     log = tempfile.NamedTemporaryFile(prefix="metriclab-app-", suffix=".log", delete=False)
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
-    proc.log_path = Path(log.name)
-    _wait_health(proc, port)
+    proc = launch(command, Path(log.name), env, cwd=cwd)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", 180.0, proc)
+    except RuntimeError:
+        stop_app(proc, keep_log=True)
+        raise
     return proc, f"http://127.0.0.1:{port}/"
 
 

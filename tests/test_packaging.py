@@ -43,13 +43,14 @@ def test_the_checkout_is_found_as_a_checkout():
     assert resources.pages() == ROOT / "pages"
     assert resources.reproduction() == ROOT / "docs" / "reproduction"
     assert resources.cache_home() == ROOT / ".metriclab_cache"
+    assert resources.deploy_folder() == ROOT / "deploy"
 
 
 def test_every_file_of_the_mapped_folders_is_in_the_wheels_package_data():
     """A new data file, page or table cannot silently miss the wheel (a file belongs to the
     deepest mapped folder that holds it: setuptools reads a sub-folder as a package of its own)."""
     folders, package_data = _setup_config()
-    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit")
+    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit", "deploy")
     assert set(folders.values()) == {*tops, "docs/reproduction/splits"}
     by_depth = sorted(folders.items(), key=lambda item: -len(item[1]))
     for top in tops:
