@@ -286,6 +286,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy"
         print(output or "configuration valid", file=sys.stderr)
         return 0 if ok else 1
     env = class_environment(args.cache, args.scheduler)
+    stopping = []  # SIGTERM from here on stops the class cleanly (exit 0), even while it starts
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     deployment = start(
         args.workers,
         args.port,
@@ -308,8 +310,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy"
         + f", open {where} (Ctrl-C stops)",
         flush=True,
     )
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     with deployment, contextlib.suppress(KeyboardInterrupt):
         watched = deployment.workers + ([deployment.balancer] if deployment.balancer else [])
         while not stopping:

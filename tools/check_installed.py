@@ -211,6 +211,10 @@ def check_class(cli: Path, outside: Path, env: dict) -> None:
         assert seen <= {"w1", "w2"}, seen
         for worker_port in (first, first + 1):  # both processes are up behind it
             wait_healthy(f"http://127.0.0.1:{worker_port}", 30.0)
+        deadline = time.monotonic() + 60
+        while "(Ctrl-C stops)" not in (outside / "class.log").read_text(errors="replace"):
+            assert time.monotonic() < deadline, "`metriclab class` did not say where it serves"
+            time.sleep(0.2)
     except Exception:
         print((outside / "class.log").read_text(errors="replace")[-3000:], file=sys.stderr)
         raise
