@@ -150,3 +150,45 @@ def test_a_fit_resolves_its_data_once(monkeypatch):
     result = cache.fit(fit_request("two_moons", "pca", cap=180))
     assert result.Z is not None
     assert sorted(calls) == ["require_visible", "view_data"]
+
+
+def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp_path):
+    """Issue 41: with a class's scheduler configured, the full-size TDL fit (graph and eigensolve)
+    is one task on the cluster, the view loaded there by its name, with a graph store of its own;
+    its result equals the fit in the server's process exactly."""
+    distributed = pytest.importorskip("distributed")
+    from metriclab import cluster
+    from metriclab.ui.shared import cache, full_size
+    from tests.apptest_helpers import fit_request
+
+    monkeypatch.setattr(full_size, "FULL_SIZE", 1000)  # 2,000 USPS digits take the full-size path
+    request = fit_request("usps", "tdl", {"lam": 4.0}, cap=2000)
+    monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "server"))
+    full_size.graph_of.clear()
+    here = cache.fit_uncached(request)
+    submitted = []
+    real_submit = distributed.Client.submit
+    monkeypatch.setattr(
+        distributed.Client,
+        "submit",
+        lambda self, f, *a, **k: submitted.append((f, *a)) or real_submit(self, f, *a, **k),
+    )
+    full_size._worker_views.clear()
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as local:
+        monkeypatch.setenv(cluster.SCHEDULER_ENV, local.scheduler_address)
+        monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "worker"))
+        try:
+            there = cache.fit_uncached(request)
+        finally:
+            cluster._clients.pop(local.scheduler_address).close()
+    (task,) = submitted
+    assert task[:3] == (full_size.fit_on_worker, request, None)  # the data by name, not by value
+    assert list(full_size._worker_views) == [request.data]  # loaded by the worker
+    assert any((tmp_path / "worker").iterdir())  # whose graph went to its own store
+    assert here.Z.shape[0] > full_size.FULL_SIZE and here.Z.shape[1] == 2
+    np.testing.assert_array_equal(there.mask, here.mask)
+    np.testing.assert_array_equal(there.Z, here.Z)
+    np.testing.assert_array_equal(there.eigenvalues, here.eigenvalues)
+    assert there.accuracy == here.accuracy
