@@ -192,3 +192,31 @@ def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp
     np.testing.assert_array_equal(there.Z, here.Z)
     np.testing.assert_array_equal(there.eigenvalues, here.eigenvalues)
     assert there.accuracy == here.accuracy
+
+
+def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
+    """Issue 41: standardised MNIST puts digits with rare pixels so far from every neighbour that
+    their heat weights underflow; LE's smallest eigenvectors are then those points' indicators,
+    found after minutes. The full-size path says so (and why) instead; a clean graph passes."""
+    from sklearn.datasets import make_moons
+
+    from metriclab.datasets import Dataset
+    from metriclab.evaluation import labeled_mask
+    from metriclab.ui.shared import full_size
+    from tests.apptest_helpers import fit_request
+
+    X, y = make_moons(600, noise=0.1, random_state=0)
+    far = np.array([[60.0, 0.0], [0.0, 70.0], [-80.0, 0.0]])  # three lone points, far apart
+    X_out, y_out = np.vstack([X, far]), np.concatenate([y, [0, 1, 0]])
+    request = fit_request("two_moons", "le", {"n_neighbors": 10})
+    for points, labels, cut in ((X, y, 0), (X_out, y_out, 3)):
+        ds = Dataset(points, labels, "two_moons", ["x", "y"], ["upper", "lower"])
+        W, _ = full_size.build_graph(points, "knn", n_neighbors=10)
+        assert full_size.cut_off_points(W) == cut
+        mask = labeled_mask(ds.y, fraction=0.05, seed=0)
+        full_size.graph_of.clear()  # one DataRef for two point sets here
+        if cut:
+            with pytest.raises(ValueError, match="3 of the 603 points are cut off"):
+                full_size.full_fit(request, ds, mask)
+        else:
+            assert full_size.full_fit(request, ds, mask).Z.shape == (600, 2)

@@ -91,10 +91,39 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
         key = GraphKey(request.data, request.scaling, int(estimator.n_neighbors), estimator.width)
         _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
         W = (graph_of if source is None else source)(key, ds)
+        if request.spec.has("unsupervised"):  # Laplacian Eigenmaps: no label cost to anchor it
+            _refuse_cut_off_points(W[0], W[1], request, ds.n_samples)
         _stage(progress, 2, f"eigensolve: {request.spec.label}")
         return W
 
     return graph
+
+
+CUT_OFF = 1e-8  # a point whose degree is below this share of the median degree is cut off
+
+
+def cut_off_points(W) -> int:
+    """Points of the graph whose degree is below CUT_OFF × the median degree: every edge of theirs
+    has underflowed against the heat width (standardised MNIST: a pixel lit in a handful of digits
+    becomes a z-score near √n, and those digits sit far from every neighbour)."""
+    degree = np.asarray(W.sum(axis=1)).ravel()
+    return int(np.count_nonzero(degree < CUT_OFF * np.median(degree)))
+
+
+def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int) -> None:
+    """Laplacian Eigenmaps' smallest eigenvectors on a graph with cut-off points are those
+    points' indicators, at eigenvalues near 0 that Lanczos separates only after minutes (bench/
+    README.md): a reason and a remedy instead."""
+    cut = cut_off_points(W)
+    if cut:
+        raise ValueError(
+            f"{cut:,} of the {n:,} points are cut off from the {request.spec.label} graph: every "
+            f"edge of theirs weighs less than {CUT_OFF:g} of a typical point's at the heat width "
+            f"{width:.3g} ({request.scaling} scaling; a feature that is almost always constant "
+            "becomes huge where it is not). The smallest eigenvectors would only single those "
+            "points out, after minutes of eigensolving: choose another scaling (none or minmax) "
+            "or a larger graph width"
+        )
 
 
 def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
