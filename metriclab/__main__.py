@@ -10,6 +10,7 @@ python -m metriclab data list | build [NAME...]   (build: from a source checkout
 python -m metriclab cache info | clear
 python -m metriclab claims [--tables DIR] [--format text|md] [--write [FILE]]
 python -m metriclab app [Streamlit options]
+python -m metriclab class [--workers N] [--port P] [--hosts HOST:PORT...] [--check]
 """
 
 from __future__ import annotations
@@ -590,7 +591,7 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
 
     class_ = sub.add_parser(
         "class",
-        help="serve a class: several app processes behind HAProxy (python -m metriclab.deploy)",
+        help="serve a class: several app processes behind HAProxy (metriclab.deploy's options)",
         add_help=False,  # --help and every option are metriclab.deploy's own
     )
     class_.add_argument("deploy_args", nargs=argparse.REMAINDER, help="metriclab.deploy's options")
