@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -181,10 +182,16 @@ def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp
         monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "worker"))
         try:
             there = cache.fit_uncached(request)
+            # a session's upload has no name a worker could load: its view goes by value
+            upload = replace(request, data=replace(request.data, name="upload:0123"))
+            view = cache.view_data(request.data)[0]
+            sent = full_size.cluster_fit(upload, view, here.mask, local.scheduler_address)
         finally:
             cluster._clients.pop(local.scheduler_address).close()
-    (task,) = submitted
+    task, by_value = submitted
     assert task[:3] == (full_size.fit_on_worker, request, None)  # the data by name, not by value
+    assert by_value[2] is view
+    np.testing.assert_array_equal(sent.Z, here.Z)
     assert list(full_size._worker_views) == [request.data]  # loaded by the worker
     assert any((tmp_path / "worker").iterdir())  # whose graph went to its own store
     assert here.Z.shape[0] > full_size.FULL_SIZE and here.Z.shape[1] == 2
