@@ -19,8 +19,8 @@ Beyond one machine, the same recipe with the balancer in front of several hosts:
 
 Every process it starts gets `METRICLAB_GRAPH_CACHE` (`--cache`: where the full-size graphs are
 kept, `metriclab.graph_store`; default the user's cache folder, shared by the processes of the
-machine) and, with `--scheduler`, `METRICLAB_DASK_SCHEDULER` (Compare's runs go to that Dask
-cluster, `metriclab.cluster`). `--check` writes the balancer's configuration, has `haproxy -c`
+machine) and, with `--scheduler`, `METRICLAB_DASK_SCHEDULER` (Compare's runs and the full-size
+graph fits go to that Dask cluster, `metriclab.cluster`). `--check` writes the balancer's configuration, has `haproxy -c`
 check it and exits. Ctrl-C (or SIGTERM) stops the balancer and every process it started.
 """
 
@@ -272,7 +272,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy"
     )
     parser.add_argument("--no-balancer", action="store_true", help="only this host's workers")
     parser.add_argument("--cache", help="folder of the full-size graph cache (shared by hosts)")
-    parser.add_argument("--scheduler", help="Dask scheduler address for Compare's runs")
+    parser.add_argument(
+        "--scheduler", help="Dask scheduler address for Compare's runs and the full-size fits"
+    )
     parser.add_argument("--stats-port", type=int, help="HAProxy's statistics page on 127.0.0.1")
     parser.add_argument("--check", action="store_true", help="check the configuration and exit")
     args = parser.parse_args(argv)
