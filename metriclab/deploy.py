@@ -97,19 +97,23 @@ def check_config(text: str) -> tuple[bool, str]:
     return done.returncode == 0, (done.stdout + done.stderr).strip()
 
 
-def worker_command(port: int, address: str = "127.0.0.1", script: Path | None = None) -> list[str]:
+def worker_command(
+    port: int, address: str = "127.0.0.1", script: Path | None = None, env: dict | None = None
+) -> list[str]:
     """`streamlit run` of the lab's app (`script`, default `resources.app_script()`) on
     address:port, headless, with the project's Streamlit configuration as flags (usage statistics
     off, no Deploy button, no garbage collection after each run: `resources.streamlit_options`),
-    so a worker started from any folder, or from an installed wheel, is configured alike. The one
-    launcher of the lab's server: the class's workers, the tests' and the benches' servers."""
+    so a worker started from any folder, or from an installed wheel, is configured alike; an
+    option set by a STREAMLIT_* variable of its environment (this process's plus `env`) is left to
+    that variable. The one launcher of the lab's server: the class's workers, the tests' and the
+    benches' servers."""
     ours = [
         "--server.headless", "true", "--server.address", address, "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
         "--client.toolbarMode", "viewer",
     ]  # fmt: skip
     script = resources.app_script() if script is None else script
-    project = resources.streamlit_options(ours)
+    project = resources.streamlit_options(ours, {**os.environ, **(env or {})})
     return [sys.executable, "-m", "streamlit", "run", str(script), *project, *ours]
 
 
@@ -229,7 +233,7 @@ def start(
             deployment.worker_ports.append(worker_port)
             deployment.workers.append(
                 launch(
-                    worker_command(worker_port, worker_address),
+                    worker_command(worker_port, worker_address, env=env),
                     folder / f"worker-{worker_port}.log",
                     env or {},
                 )

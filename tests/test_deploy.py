@@ -180,3 +180,6 @@ def test_a_worker_is_started_with_the_projects_streamlit_configuration():
     assert command[command.index("--runner.postScriptGC") + 1] == "false"
     assert command[command.index("--server.port") + 1] == "8601"
     assert command.count("--browser.gatherUsageStats") == 1  # ours given once, not twice
+    # an option the server's environment sets (a bench comparing settings) is left to it
+    varied = deploy.worker_command(8601, env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"})
+    assert "--runner.postScriptGC" not in varied

@@ -46,7 +46,7 @@ def start_app(port: int, timeout: float = 90.0, env: dict | None = None) -> subp
 
     log = tempfile.NamedTemporaryFile(prefix="metriclab-app-", suffix=".log", delete=False)
     log.close()
-    proc = launch(worker_command(port), Path(log.name), env, cwd=ROOT)
+    proc = launch(worker_command(port, env=env), Path(log.name), env, cwd=ROOT)
     try:
         wait_healthy(f"http://127.0.0.1:{port}", timeout, proc)
     except RuntimeError:
