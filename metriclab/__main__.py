@@ -20,6 +20,7 @@ import dataclasses
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -314,9 +315,25 @@ def cmd_app(args) -> int:
     script = resources.PACKAGE / "ui" / "app.py"
     options = [a for a in args.streamlit_args if a != "--"]
     project = resources.streamlit_options(options)
-    return subprocess.call(
+    return _run_until_stopped(
         [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
     )
+
+
+def _run_until_stopped(command: list[str]) -> int:
+    """`command`'s exit status. A SIGTERM to this process stops it too: a test, CI or a service
+    manager stopping `metriclab app` would otherwise leave its Streamlit server running. (Ctrl-C
+    reaches both: a terminal signals the whole process group.)"""
+    process = subprocess.Popen(command)
+    previous = signal.signal(signal.SIGTERM, lambda *_: process.terminate())
+    try:
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:  # the server got it too and is shutting down
+                continue
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _markdown_to_plain(text: str) -> str:

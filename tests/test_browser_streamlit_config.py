@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,19 @@ def _serve(command: list[str], cwd: Path, home: Path):
     return proc, f"http://127.0.0.1:{port}/"
 
 
+def _answers(url: str, until_silent_s: float) -> bool:
+    """Whether `url` still answers its health check after waiting up to `until_silent_s` for it
+    to stop (a server shutting down closes its socket within a second or two)."""
+    deadline = time.monotonic() + until_silent_s
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}_stcore/health", timeout=2).close()
+        except OSError:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def test_make_run_is_streamlit_run_from_the_checkout():
     """`make run` serves app.py from the checkout's top folder, so Streamlit reads the project's
     .streamlit/config.toml (the server test below starts it the same way)."""
@@ -61,6 +76,8 @@ def test_no_usage_statistics_and_no_deploy_button(how, page, tmp_path):
         served = served_privacy(page, url)
     finally:
         stop_app(proc)
+    # stopping `metriclab app` (SIGTERM) stops its Streamlit server too: nothing answers there
+    assert not _answers(url, until_silent_s=30.0), f"a server still answers on {url}"
     assert served.gather_usage_stats is False
     assert served.toolbar_mode == "VIEWER"
     assert served.deploy_buttons == 0

@@ -83,7 +83,15 @@ def test_every_page_file_is_in_the_navigation_and_back():
 
 def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
     calls = []
-    monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
+
+    class Started:  # subprocess.Popen as cmd_app uses it
+        def __init__(self, command):
+            calls.append(command)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr("subprocess.Popen", Started)
     monkeypatch.delenv("STREAMLIT_SERVER_HEADLESS", raising=False)
     assert main(["app", "--server.port", "8600", "--server.headless", "false"]) == 0
     (command,) = calls
