@@ -1,9 +1,10 @@
 """Packages of the wheel, and the lab's top-level folders mapped into it.
 
-The repository keeps sample_data/, pages/, docs/reproduction/ and .streamlit/ at the top level (where people
-edit them); a wheel can only carry files inside its package, so they are mapped at build time to
-metriclab/_sample_data, metriclab/_pages, metriclab/_reproduction and metriclab/_streamlit (metriclab.resources finds
-either copy). Everything else about the package is in pyproject.toml.
+The repository keeps sample_data/, pages/, docs/reproduction/, .streamlit/ and deploy/ at the top
+level (where people edit them); a wheel can only carry files inside its package, so they are mapped
+at build time to metriclab/_sample_data, metriclab/_pages, metriclab/_reproduction,
+metriclab/_streamlit and metriclab/_deploy (metriclab.resources finds either copy). Everything
+else about the package is in pyproject.toml.
 """
 
 from setuptools import find_packages, setup
@@ -16,6 +17,8 @@ LAB_FOLDERS = {
     # the project's Streamlit configuration (usage statistics off, no Deploy button, the runner's
     # settings): `metriclab app` passes it to Streamlit, which reads no file from the package
     "metriclab._streamlit": ".streamlit",
+    # the class's HAProxy template (`python -m metriclab.deploy`, issue 41)
+    "metriclab._deploy": "deploy",
 }
 
 setup(
@@ -27,6 +30,7 @@ setup(
         "metriclab._reproduction": ["*.md", "*.csv"],
         "metriclab._reproduction.splits": ["*.csv.gz"],
         "metriclab._streamlit": ["config.toml"],
+        "metriclab._deploy": ["*.cfg.in"],
         "metriclab.ui.assets": ["*.png"],
         "metriclab.ui.lessons": ["*.toml"],
         "metriclab.reproduce": ["*.toml"],

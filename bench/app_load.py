@@ -23,6 +23,8 @@ Two kinds of client (`--client`):
     .venv/bin/python bench/app_load.py --client browser --clients 1   # the browser at N = 1
     .venv/bin/python bench/app_load.py --clients 30 --seconds 600 --soak   # 10-minute soak
     .venv/bin/python bench/app_load.py --workers 2 --clients 30 60 150      # a class, 2 processes
+    .venv/bin/python bench/app_load.py --soak --seconds 600 --clients 30 --with-mnist \
+        --heavy-pause 5 [--workers 2]   # the soak: + one session on all of MNIST, a λ move / ~5 s
 
 With `--workers W` the clients connect through the balancer (`metriclab.deploy`: sticky cookie,
 websocket), every process shares one disk cache of the full-size graphs, and the report gives each
@@ -244,12 +246,15 @@ class WsClient(Client):
 
 class MnistClient(WsClient):
     """One more session that keeps the server's full-size slot busy: TDL on all 70,000 MNIST
-    digits, a λ move after each fit (tens of seconds each). Its times are reported apart; the
-    small-set clients' numbers are the ones the bound is on."""
+    digits (or another full-size set: `dataset`), a λ move `pause` seconds after each fit. Its
+    times are reported apart; the small-set clients' numbers are the ones the bound is on."""
+
+    dataset = "mnist"
+    pause = 0.0
 
     @property
     def embed_query(self) -> dict:
-        return {"ds": "mnist", "method": "tdl"}
+        return {"ds": self.dataset, "method": "tdl"}
 
     async def run(self, _browser=None) -> None:
         tab = None
@@ -261,9 +266,10 @@ class MnistClient(WsClient):
                 value, step = next_value(tab, step)
                 run = await tab.set_select_slider(SLIDER_KEY, value, timeout=600)
                 if run.errors or "embedding" not in run.charts:
-                    self.errors.append("MNIST: no chart")
+                    self.errors.append(f"{self.dataset}: no chart")
                 else:
                     self.latencies.append(run.charts["embedding"][0] - run.started)
+                await asyncio.sleep(min(self.pause, max(0.0, self.deadline - time.monotonic())))
         except Exception as exc:  # noqa: BLE001 - counted, reported
             self.error(exc)
         finally:
@@ -431,6 +437,8 @@ def one_run(
     env: dict | None = None,
     mnist: bool = False,
     workers: int | None = None,
+    heavy_set: str = "mnist",
+    heavy_pause: float = 0.0,
 ) -> dict:
     env = {"METRICLAB_TIMING": "1", **(env or {})}
     if workers:
@@ -445,6 +453,8 @@ def one_run(
     sampler.start()
     load_before = os.getloadavg()[0]
     heavy = MnistClient(n, base, seconds, soak) if mnist else None
+    if heavy is not None:
+        heavy.dataset, heavy.pause = heavy_set, heavy_pause
     try:
         clients = asyncio.run(run_clients(n, base, seconds, soak, kind, heavy))
     finally:
@@ -506,6 +516,10 @@ def one_run(
         "cpu_per_move_s": cpu_per_move,
         "processes": processes,
         "workers": workers or 1,
+        "heavy_set": heavy_set,
+        "rss_per_process": [
+            [sampler.per_process[pid][i][0] for pid in pids] for i in range(len(sampler.samples))
+        ],
         "mnist_moves": [] if heavy is None else heavy.latencies,
         "mnist_errors": [] if heavy is None else heavy.errors,
     }
@@ -528,6 +542,17 @@ def main(argv=None) -> int:
         "--with-mnist",
         action="store_true",
         help="one more (ws) session fitting TDL on all of MNIST throughout, reported apart",
+    )
+    parser.add_argument(
+        "--heavy-set",
+        default="mnist",
+        help="the full-size data set of --with-mnist's session (e.g. usps on a busy machine)",
+    )
+    parser.add_argument(
+        "--heavy-pause",
+        type=float,
+        default=0.0,
+        help="seconds the full-size session waits between its λ moves (the soak: 5)",
     )
     parser.add_argument(
         "--workers",
@@ -554,7 +579,17 @@ def main(argv=None) -> int:
     for n in args.clients:
         print(f"running N={n} {args.client} for {args.seconds:.0f} s ...", file=sys.stderr)
         results.append(
-            one_run(n, args.seconds, args.soak, args.client, env, args.with_mnist, args.workers)
+            one_run(
+                n,
+                args.seconds,
+                args.soak,
+                args.client,
+                env,
+                args.with_mnist,
+                args.workers,
+                args.heavy_set,
+                args.heavy_pause,
+            )  # fmt: skip
         )
         r = results[-1]
         print(
@@ -602,8 +637,8 @@ def main(argv=None) -> int:
         moves = ", ".join(f"{v:.1f}" for v in r["mnist_moves"])
         errors = "; ".join(sorted(set(r["mnist_errors"])))
         print(
-            f"\nN={r['n']}, meanwhile one session on all of MNIST (TDL): λ moves {moves or '—'} s"
-            + (f"; errors: {errors}" if errors else "")
+            f"\nN={r['n']}, meanwhile one session on all of {r['heavy_set']} (TDL): λ moves "
+            f"{moves or '—'} s" + (f"; errors: {errors}" if errors else "")
         )
     for r in results:
         if r["errors"]:
@@ -611,12 +646,15 @@ def main(argv=None) -> int:
             print(f"\nN={r['n']} errors: " + "; ".join(kinds[:5]))
     if args.soak:
         for r in results:
-            print(f"\nRSS over time, N={r['n']} (MB, every 30 s):\n")
-            print("| t (s) | RSS MB | load avg 1-min |\n|---:|---:|---:|")
+            names = [p["name"] for p in r["processes"]]
+            print(f"\nRSS over time, N={r['n']} (MB per process, every 30 s):\n")
+            print(f"| t (s) | {' | '.join(names)} | all | load avg 1-min |")
+            print("|---:|" + "---:|" * (len(names) + 2))
             next_t = 0.0
-            for t, rss, load, _ in r["samples"]:
+            for (t, rss, load, _), each in zip(r["samples"], r["rss_per_process"], strict=True):
                 if t >= next_t:
-                    print(f"| {t:.0f} | {rss / 2**20:.0f} | {load:.1f} |")
+                    cells = " | ".join(f"{v / 2**20:.0f}" for v in each)
+                    print(f"| {t:.0f} | {cells} | {rss / 2**20:.0f} | {load:.1f} |")
                     next_t += 30
     return 0
 

@@ -10,6 +10,7 @@ python -m metriclab data list | build [NAME...]   (build: from a source checkout
 python -m metriclab cache info | clear
 python -m metriclab claims [--tables DIR] [--format text|md] [--write [FILE]]
 python -m metriclab app [Streamlit options]
+python -m metriclab class [--workers N] [--port P] [--hosts HOST:PORT...] [--check]
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import dataclasses
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -297,6 +299,15 @@ def cmd_cache(args) -> int:
     return run(args)
 
 
+def cmd_class(args) -> int:
+    """`metriclab class --workers 2`: metriclab.deploy's command line (the class's processes
+    behind HAProxy, from a checkout or an installed wheel)."""
+    from metriclab import deploy, resources
+
+    resources.require("streamlit", "app", "the app")
+    return deploy.main([a for a in args.deploy_args if a != "--"], prog=f"{args.prog} class")
+
+
 def cmd_app(args) -> int:
     """Serve the app from the installed package: `streamlit run` on metriclab/ui/app.py with the
     project's Streamlit configuration (usage statistics off, no Deploy button; from any folder)
@@ -307,9 +318,25 @@ def cmd_app(args) -> int:
     script = resources.PACKAGE / "ui" / "app.py"
     options = [a for a in args.streamlit_args if a != "--"]
     project = resources.streamlit_options(options)
-    return subprocess.call(
+    return _run_until_stopped(
         [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
     )
+
+
+def _run_until_stopped(command: list[str]) -> int:
+    """`command`'s exit status. A SIGTERM to this process stops it too: a test, CI or a service
+    manager stopping `metriclab app` would otherwise leave its Streamlit server running. (Ctrl-C
+    reaches both: a terminal signals the whole process group.)"""
+    process = subprocess.Popen(command)
+    previous = signal.signal(signal.SIGTERM, lambda *_: process.terminate())
+    try:
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:  # the server got it too and is shutting down
+                continue
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _markdown_to_plain(text: str) -> str:
@@ -585,6 +612,14 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     )
     cl.set_defaults(func=cmd_claims)
 
+    class_ = sub.add_parser(
+        "class",
+        help="serve a class: several app processes behind HAProxy (metriclab.deploy's options)",
+        add_help=False,  # --help and every option are metriclab.deploy's own
+    )
+    class_.add_argument("deploy_args", nargs=argparse.REMAINDER, help="metriclab.deploy's options")
+    class_.set_defaults(func=cmd_class)
+
     cache = sub.add_parser("cache", help="the on-disk caches (results, full-size graphs)")
     cache.add_argument("action", choices=["info", "clear"])
     cache.set_defaults(func=cmd_cache)
@@ -602,6 +637,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args.prog = prog
     if args.command == "app":  # Streamlit's own options pass through untouched
         args.streamlit_args = [*unknown, *args.streamlit_args]
+    elif args.command == "class":  # as are metriclab.deploy's
+        args.deploy_args = [*unknown, *args.deploy_args]
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:

@@ -2,9 +2,11 @@
 
 One Streamlit process uses about one core (its script runs hold the GIL), so a class is served by
 several processes behind a sticky load balancer, HAProxy from Debian's packages (`apt-get install
-haproxy`), configured from `deploy/haproxy.cfg.in`:
+haproxy`), configured from `deploy/haproxy.cfg.in` (shipped in the wheel as
+`metriclab/_deploy/haproxy.cfg.in`, so the same command works from an installed package):
 
     make class WORKERS=2                       # this machine: 2 processes, the balancer on :8501
+    metriclab class --workers 2 --port 8501    # the same from an installed package
     python -m metriclab.deploy --workers 2 --port 8501
 
 Beyond one machine, the same recipe with the balancer in front of several hosts:
@@ -17,8 +19,8 @@ Beyond one machine, the same recipe with the balancer in front of several hosts:
 
 Every process it starts gets `METRICLAB_GRAPH_CACHE` (`--cache`: where the full-size graphs are
 kept, `metriclab.graph_store`; default the user's cache folder, shared by the processes of the
-machine) and, with `--scheduler`, `METRICLAB_DASK_SCHEDULER` (Compare's runs go to that Dask
-cluster, `metriclab.cluster`). `--check` writes the balancer's configuration, has `haproxy -c`
+machine) and, with `--scheduler`, `METRICLAB_DASK_SCHEDULER` (Compare's runs and the full-size
+graph fits go to that Dask cluster, `metriclab.cluster`). `--check` writes the balancer's configuration, has `haproxy -c`
 check it and exits. Ctrl-C (or SIGTERM) stops the balancer and every process it started.
 """
 
@@ -39,7 +41,7 @@ from pathlib import Path
 
 from metriclab import resources
 
-TEMPLATE = resources.CHECKOUT / "deploy" / "haproxy.cfg.in"
+TEMPLATE = resources.deploy_folder() / "haproxy.cfg.in"
 FIRST_WORKER_PORT = 8601
 MAXCONN = 2000
 HEALTH_TIMEOUT_S = 120.0
@@ -95,14 +97,24 @@ def check_config(text: str) -> tuple[bool, str]:
     return done.returncode == 0, (done.stdout + done.stderr).strip()
 
 
-def worker_command(port: int, address: str = "127.0.0.1") -> list[str]:
-    """`streamlit run` of the lab's app on address:port, headless."""
-    return [
-        sys.executable, "-m", "streamlit", "run", str(resources.app_script()),
-        "--server.headless", "true", "--server.address", address,
-        "--server.port", str(port), "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none", "--client.toolbarMode", "viewer",
+def worker_command(
+    port: int, address: str = "127.0.0.1", script: Path | None = None, env: dict | None = None
+) -> list[str]:
+    """`streamlit run` of the lab's app (`script`, default `resources.app_script()`) on
+    address:port, headless, with the project's Streamlit configuration as flags (usage statistics
+    off, no Deploy button, no garbage collection after each run: `resources.streamlit_options`),
+    so a worker started from any folder, or from an installed wheel, is configured alike; an
+    option set by a STREAMLIT_* variable of its environment (this process's plus `env`) is left to
+    that variable. The one launcher of the lab's server: the class's workers, the tests' and the
+    benches' servers."""
+    ours = [
+        "--server.headless", "true", "--server.address", address, "--server.port", str(port),
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        "--client.toolbarMode", "viewer",
     ]  # fmt: skip
+    script = resources.app_script() if script is None else script
+    project = resources.streamlit_options(ours, {**os.environ, **(env or {})})
+    return [sys.executable, "-m", "streamlit", "run", str(script), *project, *ours]
 
 
 def class_environment(cache: str | None = None, scheduler: str | None = None) -> dict:
@@ -115,18 +127,44 @@ def class_environment(cache: str | None = None, scheduler: str | None = None) ->
 
 
 def wait_healthy(url: str, timeout: float = HEALTH_TIMEOUT_S, process=None) -> None:
-    """Until GET url/_stcore/health answers ok (a worker, or the balancer in front of them)."""
+    """Until GET url/_stcore/health answers ok (a Streamlit server, or the balancer in front of
+    several). RuntimeError, with the end of `process.log_path` where it has one, when `process`
+    exits first or nothing answers within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise RuntimeError(f"{' '.join(map(str, process.args[:5]))} ... exited early")
+            raise RuntimeError(
+                f"{' '.join(map(str, process.args[:5]))} ... exited early{_log_tail(process)}"
+            )
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.read().strip() == b"ok":
                     return
         except OSError:
             time.sleep(0.3)
-    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s{_log_tail(process)}")
+
+
+def _log_tail(process) -> str:
+    path = getattr(process, "log_path", None)
+    if path is None or not Path(path).exists():
+        return ""
+    return ":\n" + Path(path).read_text(errors="replace")[-2000:]
+
+
+def launch(
+    command: list[str], log: Path, env: dict | None = None, cwd: Path | None = None
+) -> subprocess.Popen:
+    """`command` in the background, its output into the file `log` (never a pipe nobody reads: a
+    full pipe would block a server), with `env` added to this process's environment; the log's
+    path is the process's `log_path`."""
+    with open(log, "wb") as out:  # the child keeps its own descriptor
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+            cwd=cwd,
+        )  # fmt: skip
+    process.log_path = Path(log)
+    return process
 
 
 @dataclass
@@ -171,13 +209,6 @@ class Deployment:
         self.stop()
 
 
-def _spawn(command: list[str], log: Path, env: dict) -> subprocess.Popen:
-    with open(log, "wb") as out:  # the child keeps its own descriptor
-        return subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env}
-        )
-
-
 def start(
     workers: int = 2,
     port: int = 8501,
@@ -201,8 +232,8 @@ def start(
             worker_port = first_worker_port + i
             deployment.worker_ports.append(worker_port)
             deployment.workers.append(
-                _spawn(
-                    worker_command(worker_port, worker_address),
+                launch(
+                    worker_command(worker_port, worker_address, env=env),
                     folder / f"worker-{worker_port}.log",
                     env or {},
                 )
@@ -216,7 +247,7 @@ def start(
             servers = [f"127.0.0.1:{p}" for p in deployment.worker_ports] + list(hosts)
             config = folder / "haproxy.cfg"
             config.write_text(haproxy_config(servers, port, bind, stats_port=stats_port))
-            deployment.balancer = _spawn(
+            deployment.balancer = launch(
                 [binary, "-db", "-f", str(config)], folder / "haproxy.log", {}
             )
             wait_healthy(deployment.url, process=deployment.balancer)
@@ -229,10 +260,8 @@ def start(
     return deployment
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m metriclab.deploy", description=__doc__.splitlines()[0]
-    )
+def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="Streamlit processes on this host")
     parser.add_argument("--port", type=int, default=8501, help="the balancer's port")
     parser.add_argument("--bind", default="0.0.0.0", help="the balancer's address")
@@ -247,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-balancer", action="store_true", help="only this host's workers")
     parser.add_argument("--cache", help="folder of the full-size graph cache (shared by hosts)")
-    parser.add_argument("--scheduler", help="Dask scheduler address for Compare's runs")
+    parser.add_argument(
+        "--scheduler", help="Dask scheduler address for Compare's runs and the full-size fits"
+    )
     parser.add_argument("--stats-port", type=int, help="HAProxy's statistics page on 127.0.0.1")
     parser.add_argument("--check", action="store_true", help="check the configuration and exit")
     args = parser.parse_args(argv)
@@ -261,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         print(output or "configuration valid", file=sys.stderr)
         return 0 if ok else 1
     env = class_environment(args.cache, args.scheduler)
+    stopping = []  # SIGTERM from here on stops the class cleanly (exit 0), even while it starts
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     deployment = start(
         args.workers,
         args.port,
@@ -283,8 +316,6 @@ def main(argv: list[str] | None = None) -> int:
         + f", open {where} (Ctrl-C stops)",
         flush=True,
     )
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     with deployment, contextlib.suppress(KeyboardInterrupt):
         watched = deployment.workers + ([deployment.balancer] if deployment.balancer else [])
         while not stopping:

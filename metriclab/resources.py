@@ -11,6 +11,7 @@ where it exists (an installed wheel), the checkout's otherwise (a checkout, edit
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -40,18 +41,24 @@ def reproduction() -> Path:
     return _lab_folder("_reproduction", os.path.join("docs", "reproduction"))
 
 
+def deploy_folder() -> Path:
+    """The class's deployment files (`deploy/` of a checkout: the HAProxy template)."""
+    return _lab_folder("_deploy", "deploy")
+
+
 def streamlit_config() -> Path:
     """The project's Streamlit configuration (`.streamlit/config.toml` of a checkout, the wheel's
     copy otherwise): usage statistics off, the Deploy button hidden, the runner's settings."""
     return _lab_folder("_streamlit", ".streamlit") / "config.toml"
 
 
-def streamlit_options(given: list[str] | tuple[str, ...] = ()) -> list[str]:
+def streamlit_options(given: list[str] | tuple[str, ...] = (), environ=None) -> list[str]:
     """The project's Streamlit configuration as command-line flags (`--browser.gatherUsageStats
     false`, ...), for a server started from any folder: Streamlit reads config.toml from the
     user's home, the current folder and (recent versions) a .streamlit/ folder beside the script,
     none of which holds the project's file when the package is installed. An option the user gives
-    on the command line (`given`) or by its STREAMLIT_* environment variable is left to them."""
+    on the command line (`given`) or by its STREAMLIT_* environment variable (in `environ`, default
+    this process's environment) is left to them."""
     import tomllib
 
     with streamlit_config().open("rb") as fh:
@@ -60,13 +67,11 @@ def streamlit_options(given: list[str] | tuple[str, ...] = ()) -> list[str]:
     for section, options in config.items():
         for key, value in options.items():
             name = f"{section}.{key}"
-            env = "STREAMLIT_" + "_".join(
-                "".join("_" + c if c.isupper() else c.upper() for c in part).lstrip("_")
-                for part in (section, key)
-            )
+            # Streamlit's own spelling: runner.postScriptGC -> STREAMLIT_RUNNER_POST_SCRIPT_GC
+            env = "STREAMLIT_" + re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", f"{section}_{key}").upper()
             if any(a == f"--{name}" or a.startswith(f"--{name}=") for a in given):
                 continue
-            if env in os.environ:
+            if env in (os.environ if environ is None else environ):
                 continue
             text = str(value).lower() if isinstance(value, bool) else str(value)
             flags += [f"--{name}", text]

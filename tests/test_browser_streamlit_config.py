@@ -6,9 +6,7 @@ installed wheel."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from metriclab.deploy import launch, wait_healthy
 from metriclab.ui.dev.privacy import served_privacy
 from metriclab.ui.dev.server import free_port, stop_app
 
@@ -25,34 +24,35 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _wait_health(proc, port: int, timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.log_path.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.3)
-    stop_app(proc, keep_log=True)
-    raise RuntimeError(f"no answer on port {port} within {timeout} s: {proc.log_path}")
-
-
 def _serve(command: list[str], cwd: Path, home: Path):
     """Start a server as a user would (no privacy flags of ours), with an empty home folder so
     that no ~/.streamlit/config.toml of this machine takes part."""
     port = free_port()
     command = [*command, "--server.port", str(port), "--server.address", "127.0.0.1",
                "--server.fileWatcherType", "none"]  # fmt: skip
-    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
+    env = {"HOME": str(home), "PYTHONPATH": str(ROOT)}
     log = tempfile.NamedTemporaryFile(prefix="metriclab-app-", suffix=".log", delete=False)
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
-    proc.log_path = Path(log.name)
-    _wait_health(proc, port)
+    proc = launch(command, Path(log.name), env, cwd=cwd)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", 180.0, proc)
+    except RuntimeError:
+        stop_app(proc, keep_log=True)
+        raise
     return proc, f"http://127.0.0.1:{port}/"
+
+
+def _answers(url: str, until_silent_s: float) -> bool:
+    """Whether `url` still answers its health check after waiting up to `until_silent_s` for it
+    to stop (a server shutting down closes its socket within a second or two)."""
+    deadline = time.monotonic() + until_silent_s
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}_stcore/health", timeout=2).close()
+        except OSError:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def test_make_run_is_streamlit_run_from_the_checkout():
@@ -76,6 +76,8 @@ def test_no_usage_statistics_and_no_deploy_button(how, page, tmp_path):
         served = served_privacy(page, url)
     finally:
         stop_app(proc)
+    # stopping `metriclab app` (SIGTERM) stops its Streamlit server too: nothing answers there
+    assert not _answers(url, until_silent_s=30.0), f"a server still answers on {url}"
     assert served.gather_usage_stats is False
     assert served.toolbar_mode == "VIEWER"
     assert served.deploy_buttons == 0

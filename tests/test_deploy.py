@@ -159,3 +159,27 @@ def test_a_configured_scheduler_runs_compare_and_the_graph_builds(monkeypatch, t
     W, width = build_graph(X, "knn", n_neighbors=6)
     assert (graph[0] != W).nnz == 0 and graph[1] == width
     np.testing.assert_array_equal(on_cluster["accuracy"], local["accuracy"])
+
+
+def test_metriclab_class_is_the_deploy_command_line(haproxy, capsys):
+    """`metriclab class` (from an installed package: tools/check_installed.py starts it) passes
+    its options to metriclab.deploy, whose template is found through metriclab.resources."""
+    from metriclab import resources
+    from metriclab.__main__ import main
+
+    assert deploy.TEMPLATE == resources.deploy_folder() / "haproxy.cfg.in"
+    assert main(["class", "--workers", "1", "--hosts", "other:8601", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "server w1 127.0.0.1:8601" in out and "server w2 other:8601" in out
+
+
+def test_a_worker_is_started_with_the_projects_streamlit_configuration():
+    """The one launcher: every server (a class's worker, the tests' and the benches' start_app)
+    gets the project's .streamlit/config.toml as flags, so it holds from any folder."""
+    command = deploy.worker_command(8601)
+    assert command[command.index("--runner.postScriptGC") + 1] == "false"
+    assert command[command.index("--server.port") + 1] == "8601"
+    assert command.count("--browser.gatherUsageStats") == 1  # ours given once, not twice
+    # an option the server's environment sets (a bench comparing settings) is left to it
+    varied = deploy.worker_command(8601, env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"})
+    assert "--runner.postScriptGC" not in varied

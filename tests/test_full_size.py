@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -150,3 +151,79 @@ def test_a_fit_resolves_its_data_once(monkeypatch):
     result = cache.fit(fit_request("two_moons", "pca", cap=180))
     assert result.Z is not None
     assert sorted(calls) == ["require_visible", "view_data"]
+
+
+def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp_path):
+    """Issue 41: with a class's scheduler configured, the full-size TDL fit (graph and eigensolve)
+    is one task on the cluster, the view loaded there by its name, with a graph store of its own;
+    its result equals the fit in the server's process exactly."""
+    distributed = pytest.importorskip("distributed")
+    from metriclab import cluster
+    from metriclab.ui.shared import cache, full_size
+    from tests.apptest_helpers import fit_request
+
+    monkeypatch.setattr(full_size, "FULL_SIZE", 1000)  # 2,000 USPS digits take the full-size path
+    request = fit_request("usps", "tdl", {"lam": 4.0}, cap=2000)
+    monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "server"))
+    full_size.graph_of.clear()
+    here = cache.fit_uncached(request)
+    submitted = []
+    real_submit = distributed.Client.submit
+    monkeypatch.setattr(
+        distributed.Client,
+        "submit",
+        lambda self, f, *a, **k: submitted.append((f, *a)) or real_submit(self, f, *a, **k),
+    )
+    full_size._worker_views.clear()
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as local:
+        monkeypatch.setenv(cluster.SCHEDULER_ENV, local.scheduler_address)
+        monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "worker"))
+        try:
+            there = cache.fit_uncached(request)
+            # a session's upload has no name a worker could load: its view goes by value
+            upload = replace(request, data=replace(request.data, name="upload:0123"))
+            view = cache.view_data(request.data)[0]
+            sent = full_size.cluster_fit(upload, view, here.mask, local.scheduler_address)
+        finally:
+            cluster._clients.pop(local.scheduler_address).close()
+    task, by_value = submitted
+    assert task[:3] == (full_size.fit_on_worker, request, None)  # the data by name, not by value
+    assert by_value[2] is view
+    np.testing.assert_array_equal(sent.Z, here.Z)
+    assert list(full_size._worker_views) == [request.data]  # loaded by the worker
+    assert any((tmp_path / "worker").iterdir())  # whose graph went to its own store
+    assert here.Z.shape[0] > full_size.FULL_SIZE and here.Z.shape[1] == 2
+    np.testing.assert_array_equal(there.mask, here.mask)
+    np.testing.assert_array_equal(there.Z, here.Z)
+    np.testing.assert_array_equal(there.eigenvalues, here.eigenvalues)
+    assert there.accuracy == here.accuracy
+
+
+def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
+    """Issue 41: standardised MNIST puts digits with rare pixels so far from every neighbour that
+    their heat weights underflow; LE's smallest eigenvectors are then those points' indicators,
+    found after minutes. The full-size path says so (and why) instead; a clean graph passes."""
+    from sklearn.datasets import make_moons
+
+    from metriclab.datasets import Dataset
+    from metriclab.evaluation import labeled_mask
+    from metriclab.ui.shared import full_size
+    from tests.apptest_helpers import fit_request
+
+    X, y = make_moons(600, noise=0.1, random_state=0)
+    far = np.array([[60.0, 0.0], [0.0, 70.0], [-80.0, 0.0]])  # three lone points, far apart
+    X_out, y_out = np.vstack([X, far]), np.concatenate([y, [0, 1, 0]])
+    request = fit_request("two_moons", "le", {"n_neighbors": 10})
+    for points, labels, cut in ((X, y, 0), (X_out, y_out, 3)):
+        ds = Dataset(points, labels, "two_moons", ["x", "y"], ["upper", "lower"])
+        W, _ = full_size.build_graph(points, "knn", n_neighbors=10)
+        assert full_size.cut_off_points(W) == cut
+        mask = labeled_mask(ds.y, fraction=0.05, seed=0)
+        full_size.graph_of.clear()  # one DataRef for two point sets here
+        if cut:
+            with pytest.raises(ValueError, match="3 of the 603 points are cut off"):
+                full_size.full_fit(request, ds, mask)
+        else:
+            assert full_size.full_fit(request, ds, mask).Z.shape == (600, 2)

@@ -43,13 +43,14 @@ def test_the_checkout_is_found_as_a_checkout():
     assert resources.pages() == ROOT / "pages"
     assert resources.reproduction() == ROOT / "docs" / "reproduction"
     assert resources.cache_home() == ROOT / ".metriclab_cache"
+    assert resources.deploy_folder() == ROOT / "deploy"
 
 
 def test_every_file_of_the_mapped_folders_is_in_the_wheels_package_data():
     """A new data file, page or table cannot silently miss the wheel (a file belongs to the
     deepest mapped folder that holds it: setuptools reads a sub-folder as a package of its own)."""
     folders, package_data = _setup_config()
-    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit")
+    tops = ("sample_data", "pages", "docs/reproduction", ".streamlit", "deploy")
     assert set(folders.values()) == {*tops, "docs/reproduction/splits"}
     by_depth = sorted(folders.items(), key=lambda item: -len(item[1]))
     for top in tops:
@@ -82,7 +83,15 @@ def test_every_page_file_is_in_the_navigation_and_back():
 
 def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
     calls = []
-    monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
+
+    class Started:  # subprocess.Popen as cmd_app uses it
+        def __init__(self, command):
+            calls.append(command)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr("subprocess.Popen", Started)
     monkeypatch.delenv("STREAMLIT_SERVER_HEADLESS", raising=False)
     assert main(["app", "--server.port", "8600", "--server.headless", "false"]) == 0
     (command,) = calls

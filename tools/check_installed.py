@@ -5,7 +5,8 @@ line as the installed script (usage lines, `reproduce all --fast` and `claims --
 output, `claims --write` never into the package, `bench` pointing to the checkout, the cache in
 the user's cache folder), then `metriclab app` headless with no option of ours: in Chromium the
 pages render, Streamlit's usage statistics are off, no Deploy button, no request to another host;
-and the gallery's examples run (Plotly, no matplotlib).
+and the gallery's examples run (Plotly, no matplotlib); `metriclab class --workers 2` serves through
+HAProxy (Debian's haproxy, installed by .ci/run).
 
     python tools/check_installed.py [--wheel dist/metric_learning_lab-*.whl] [--keep]
 
@@ -177,20 +178,56 @@ def check_privacy(port: int) -> None:
     )
 
 
-def wait_health(port: int, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+def check_class(cli: Path, outside: Path, env: dict) -> None:
+    """Issue 41: `metriclab class` from the installed wheel, outside the checkout: the HAProxy
+    template is the package's copy, two app processes start behind the balancer, a page and the
+    health check answer through it with its sticky cookie, and SIGTERM stops all of them."""
+    import signal
     import urllib.request
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"`metriclab app` exited with {proc.returncode}")
+    from metriclab.deploy import haproxy_binary, wait_healthy
+    from metriclab.ui.dev.server import free_port
+
+    if haproxy_binary() is None:
+        raise RuntimeError("haproxy is not installed (CI installs Debian's haproxy: .ci/run)")
+    checked = output([cli, "class", "--workers", "2", "--hosts", "10.0.0.9:8601", "--check"],
+                     env=env, cwd=outside)  # fmt: skip
+    assert "server w3 10.0.0.9:8601" in checked and "cookie METRICLAB_WORKER" in checked, checked
+    port = free_port()
+    first = port + 1 if port + 3 < 65000 else port - 3
+    command = [str(cli), "class", "--workers", "2", "--port", str(port), "--bind", "127.0.0.1",
+               "--first-worker-port", str(first)]  # fmt: skip
+    print("$", " ".join(command), flush=True)
+    with open(outside / "class.log", "wb") as log:
+        proc = subprocess.Popen(command, cwd=outside, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", 240.0, proc)
+        seen = set()
+        for _ in range(2):  # a client without the cookie: leastconn may send it to either
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as reply:
+                assert "<html" in reply.read().decode().lower()
+                assert "METRICLAB_WORKER=" in reply.headers.get("Set-Cookie", "")
+                seen.add(reply.headers["X-Metriclab-Worker"])
+        assert seen <= {"w1", "w2"}, seen
+        for worker_port in (first, first + 1):  # both processes are up behind it
+            wait_healthy(f"http://127.0.0.1:{worker_port}", 30.0)
+        deadline = time.monotonic() + 60
+        while "(Ctrl-C stops)" not in (outside / "class.log").read_text(errors="replace"):
+            assert time.monotonic() < deadline, "`metriclab class` did not say where it serves"
+            time.sleep(0.2)
+    except Exception:
+        print((outside / "class.log").read_text(errors="replace")[-3000:], file=sys.stderr)
+        raise
+    finally:
+        proc.send_signal(signal.SIGTERM)
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(f"`metriclab app` did not answer on port {port} within {timeout} s")
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert code == 0, f"`metriclab class` exited with {code} on SIGTERM"
+    print(f"  `metriclab class --workers 2` serves through HAProxy on port {port} (answered by "
+          f"{', '.join(sorted(seen))}) from the installed package; SIGTERM stops it")  # fmt: skip
 
 
 def check_pages(port: int) -> None:
@@ -222,6 +259,7 @@ def main() -> int:
     parser.add_argument("--wheel", type=Path, default=None, help="a built wheel (default: build)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium check")
+    parser.add_argument("--no-class", action="store_true", help="skip the HAProxy class check")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="metriclab-installed-"))
     proc = None
@@ -263,6 +301,9 @@ def main() -> int:
                     "metriclab.__file__))"], cwd=outside, env=env).strip()
         )  # fmt: skip
         check_command_line(venv / "bin" / "metriclab", outside, package, env)
+        if not args.no_class:
+            check_class(venv / "bin" / "metriclab", outside, env)
+        from metriclab.deploy import wait_healthy
         from metriclab.ui.dev.server import free_port
 
         port = free_port()
@@ -273,7 +314,7 @@ def main() -> int:
         print("$", " ".join(command), flush=True)
         log = open(work / "app.log", "w")  # noqa: SIM115 - closed in finally
         proc = subprocess.Popen(command, cwd=outside, env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_health(port, proc)
+        wait_healthy(f"http://127.0.0.1:{port}", 120.0, proc)
         print(f"  `metriclab app` serves on port {port}")
         if not args.no_browser:
             check_pages(port)

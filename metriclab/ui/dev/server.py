@@ -3,14 +3,10 @@ the system Chromium's path and flags for Playwright (never `playwright install`)
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -41,38 +37,22 @@ def free_port() -> int:
 
 
 def start_app(port: int, timeout: float = 90.0, env: dict | None = None) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port, returned once /_stcore/health answers ok.
+    """`streamlit run app.py` on 127.0.0.1:port (`metriclab.deploy.worker_command`, the one
+    launcher of the lab's server), returned once /_stcore/health answers ok.
 
     The server's log goes to a temporary file (`proc.log_path`), never to a pipe nobody reads
     (a full pipe would block the server)."""
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.address", "127.0.0.1",
-        "--server.port", str(port), "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none", "--client.toolbarMode", "viewer",
-    ]  # fmt: skip
+    from metriclab.deploy import launch, wait_healthy, worker_command
+
     log = tempfile.NamedTemporaryFile(prefix="metriclab-app-", suffix=".log", delete=False)
-    proc = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-    )
     log.close()
-    proc.log_path = Path(log.name)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early: {proc.log_path.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError(f"streamlit did not answer on port {port} within {timeout} s")
+    proc = launch(worker_command(port, env=env), Path(log.name), env, cwd=ROOT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", timeout, proc)
+    except RuntimeError:
+        proc.kill()
+        raise
+    return proc
 
 
 def stop_app(proc: subprocess.Popen, keep_log: bool = False) -> None:

@@ -12,27 +12,36 @@ Past FULL_SIZE points drawn, a fit takes this path instead of the small sets' on
 - the Euclidean input space is scored without keeping a 70,000 × 784 embedding.
 
 Every such fit waits for the server's one full-size slot (`heavy.slot`), reporting its place.
+Where a class's Dask scheduler is configured (`metriclab.cluster`, `$METRICLAB_DASK_SCHEDULER`), a
+graph method's fit (graph and eigensolve) is instead one task on that cluster (`cluster_fit`): the
+data go by name (the worker loads the set and keeps it, with its graph), the result's arrays come
+back, and the server's cores stay with the slider moves of the small sets.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
 
+from metriclab.cluster import configured_scheduler
 from metriclab.datasets import Dataset
-from metriclab.datasets.sampling import subsample_indices
+from metriclab.datasets.sampling import subsample, subsample_indices
 from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
 from metriclab.graphs import build_graph
 from metriclab.preprocess import scale_features
 from metriclab.ui.shared import compute, heavy
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
+from metriclab.ui.shared.session_data import UPLOAD_PREFIX, named_dataset
 
 FULL_SIZE = 5000  # points drawn above which a fit takes this path (the old largest cap)
 FIT_CAP = 1000  # labelled points a non-graph learner is fitted on at full size
 CLASSIFIER_CAP = 2000  # points a classifier's view is restricted to at full size
 SUBSAMPLE_MODES = 2000  # the λ scrub, window map, input view and learning frames: a subsample
+WORKER_KEPT = 2  # views, and graphs, a cluster worker keeps (MNIST: 0.22 GB float32, graph 17 MB)
 
 
 def is_full_size(n_points: int) -> bool:
@@ -59,16 +68,20 @@ def graph_of(key: GraphKey, _ds: Dataset):
     """(W, width): the kNN heat graph of every point of the view, scaled as the method sees it
     (the scaler fitted on every point: TDL is transductive). Kept per process: a λ move, a new
     split or Laplacian Eigenmaps beside TDL reuse it."""
+    return _shared_graph(key, _ds)
+
+
+def _shared_graph(key: GraphKey, ds: Dataset):
     from metriclab import graph_store  # kept on disk for every process of the machine (issue 41)
 
-    X = scale_features(key.scaling, _ds.X)
+    X = scale_features(key.scaling, ds.X)
     return graph_store.shared_graph(X, key.n_neighbors, key.width, build=build_graph)
 
 
-def graph_hook(request: FitRequest, ds: Dataset, progress=None):
+def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
     """The graph hook of `fit_split` for the full-size view of `request`: the view's kept kNN graph
-    (`graph_of`), keyed by the graph parameters of the estimator being fitted (its own values, so
-    no default is repeated here)."""
+    (`source(key, ds)`, default `graph_of`), keyed by the graph parameters of the estimator being
+    fitted (its own values, so no default is repeated here)."""
 
     def graph(estimator, X):
         if getattr(estimator, "graph", "knn") != "knn":
@@ -78,11 +91,51 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None):
             )
         key = GraphKey(request.data, request.scaling, int(estimator.n_neighbors), estimator.width)
         _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
-        W = graph_of(key, ds)
+        W = (graph_of if source is None else source)(key, ds)
+        if request.spec.has("unsupervised"):  # Laplacian Eigenmaps: no label cost to anchor it
+            _refuse_cut_off_points(W[0], W[1], request, ds.n_samples)
         _stage(progress, 2, f"eigensolve: {request.spec.label}")
         return W
 
     return graph
+
+
+CUT_OFF = 1e-4  # an edge weighing less than this share of the median edge weight is no link
+
+
+def cut_off_points(W) -> int:
+    """Points of the graph outside its largest component once every edge lighter than CUT_OFF ×
+    the median edge weight is dropped: points (and small groups of them) whose edges have all but
+    underflowed against the heat width (standardised MNIST: a pixel lit in a handful of digits
+    becomes a z-score near √n, and those digits sit far from every neighbour). Each such group
+    adds a Laplacian eigenvalue near 0, under a connected graph's λ₂, so Laplacian Eigenmaps would
+    draw those points. Unscaled or min-max scaled MNIST (10,000 digits): no edge under 0.15 × the
+    median weight, none cut off; standardised: 49 points cut off, the lightest edge 1e-41."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    W = csr_matrix(W)
+    if W.nnz == 0:
+        return 0
+    kept = W.multiply(W >= CUT_OFF * np.median(W.data))
+    _, labels = connected_components(kept, directed=False)
+    return int(W.shape[0] - np.bincount(labels).max())
+
+
+def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int) -> None:
+    """Laplacian Eigenmaps' smallest eigenvectors on a graph with cut-off points are those
+    points' indicators, at eigenvalues near 0 that Lanczos separates only after minutes (bench/
+    README.md): a reason and a remedy instead."""
+    cut = cut_off_points(W)
+    if cut:
+        raise ValueError(
+            f"{cut:,} of the {n:,} points are cut off from the {request.spec.label} graph: their "
+            f"edges to the rest weigh less than {CUT_OFF:g} of a typical edge at the heat width "
+            f"{width:.3g} ({request.scaling} scaling; a feature that is almost always constant "
+            "becomes huge where it is not). The smallest eigenvectors would only single those "
+            "points out, after minutes of eigensolving: choose another scaling (none or minmax) "
+            "or a larger graph width"
+        )
 
 
 def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
@@ -124,6 +177,10 @@ def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
     """The full-size fit of `request` on the view `ds` (labelled: `mask`), in the server's one
     full-size slot."""
     spec = request.spec
+    address = configured_scheduler()
+    if address is not None and spec.has("graph"):  # the class's cluster, not this server's cores
+        _stage(progress, 1, f"graph and eigensolve of {ds.n_samples:,} points on the Dask cluster")
+        return cluster_fit(request, ds, mask, address)
     report = None if progress is None else (lambda text: progress(0, 5, text))
     with heavy.slot(report):
         if spec.has("graph"):  # every point, on the view's kept graph: the one fit path
@@ -137,6 +194,58 @@ def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
             )
         _stage(progress, 2, f"fitting {spec.label} on {FIT_CAP:,} labelled points")
         return capped_fit(request, ds, mask)
+
+
+def cluster_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, address: str):
+    """A graph method's full-size fit as one task on the Dask cluster at `address`: a named data
+    set goes by reference (its `DataRef`: the worker loads the same view and keeps it, and the
+    view's graph, for the next λ), a session's upload by value; the labelled mask goes along. The
+    ViewResult's arrays come back; equal to the fit in this process (tests/test_full_size.py)."""
+    from metriclab import cluster
+
+    data = None if not request.data.name.startswith(UPLOAD_PREFIX) else ds
+    future = cluster.client(address).submit(fit_on_worker, request, data, mask, pure=False)
+    return future.result()
+
+
+_worker_lock = threading.Lock()
+_worker_views: OrderedDict = OrderedDict()
+_worker_graphs: OrderedDict = OrderedDict()
+
+
+def _kept(store: OrderedDict, key, make):
+    """store[key], made by make() once and kept (least recently used out past WORKER_KEPT)."""
+    with _worker_lock:
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
+    value = make()
+    with _worker_lock:
+        store[key] = value
+        while len(store) > WORKER_KEPT:
+            store.popitem(last=False)
+    return value
+
+
+def worker_view(data: DataRef) -> Dataset:
+    """The view of a named data set as the server draws it (`cache.view_data`'s steps, without
+    Streamlit's cache: a Dask worker has no Streamlit runtime), kept by the worker process."""
+    load = named_dataset.__wrapped__  # the function Streamlit's cache wraps (same float32 rule)
+    return _kept(_worker_views, data, lambda: subsample(load(data.name, data.params),
+                                                         data.max_points, 0)[0])  # fmt: skip
+
+
+def fit_on_worker(request: FitRequest, data: Dataset | None, mask: np.ndarray):
+    """The task `cluster_fit` submits: the full-size graph fit of `request` on the view (`data`,
+    or the named view loaded here), through the same `compute.fit_view` with the view's kNN graph
+    kept by this worker process (warm starts across λ moves included)."""
+    ds = worker_view(request.data) if data is None else data
+
+    def source(key: GraphKey, ds: Dataset):
+        return _kept(_worker_graphs, key, lambda: _shared_graph(key, ds))
+
+    hook = graph_hook(request, ds, None, source=source)
+    return compute.fit_view(ds, mask, request, False, None, graph=hook)
 
 
 def restricted(request: FitRequest, points: int) -> FitRequest:
