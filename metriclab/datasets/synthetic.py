@@ -9,8 +9,19 @@ from sklearn.datasets import make_moons, make_swiss_roll
 from metriclab.datasets.core import Dataset, DatasetEntry, register
 from metriclab.params import Param
 
-N_PARAM = Param("n_samples", "Points", "int", 200, low=20, high=5000)
-NOISE_PARAM = Param("noise", "Noise", "float", 0.08, low=0.0, high=0.5)
+
+def _points(default: int) -> Param:
+    """The number of points, with the generator's default."""
+    return Param("n_samples", "Points", "int", default, low=20, high=5000)
+
+
+def _noise(default: float, high: float) -> Param:
+    """The noise level, with the generator's default and range."""
+    return Param("noise", "Noise", "float", default, low=0.0, high=high)
+
+
+N_PARAM = _points(200)
+NOISE_PARAM = _noise(0.08, 0.5)
 SEED_PARAM = Param("seed", "Seed", "int", 0, low=0, high=10_000)
 
 
@@ -104,8 +115,8 @@ _register(
     two_rings,
     "Two concentric rings (Zhang 2003)",
     (
-        Param("n_samples", "Points", "int", 300, low=20, high=5000),
-        Param("noise", "Noise", "float", 0.05, low=0.0, high=0.5),
+        _points(300),
+        _noise(0.05, 0.5),
         Param("ratio", "Inner radius", "float", 0.5, low=0.05, high=0.95),
         SEED_PARAM,
     ),
@@ -115,8 +126,8 @@ _register(
     swiss_roll,
     "Swiss roll in 3-D, 4 segments",
     (
-        Param("n_samples", "Points", "int", 600, low=20, high=5000),
-        Param("noise", "Noise", "float", 0.05, low=0.0, high=2.0),
+        _points(600),
+        _noise(0.05, 2.0),
         Param("n_classes", "Segments", "int", 4, low=2, high=10),
         SEED_PARAM,
     ),
@@ -181,9 +192,9 @@ for _shape in CURVE_SHAPES:
         _curves_loader(_shape),
         f"Nested {_shape}, one class per curve (KPCA-trick paper)",
         (
-            Param("n_samples", "Points", "int", 300, low=20, high=5000),
+            _points(300),
             Param("n_classes", "Curves", "int", 3, low=2, high=6),
-            Param("noise", "Noise", "float", 0.02, low=0.0, high=0.2),
+            _noise(0.02, 0.2),
             SEED_PARAM,
         ),
     )
