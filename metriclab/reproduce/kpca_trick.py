@@ -181,23 +181,6 @@ def variant_accuracies(
     return out
 
 
-def variant_accuracy(
-    learner,
-    variant,
-    X_train,
-    y_train,
-    X_test,
-    y_test,
-    width=None,
-    kpca_components=None,
-    dimension=None,
-) -> float:
-    """1-NN test accuracy of one learner / kernel variant fitted on the training part."""
-    return variant_accuracies(
-        learner, variant, X_train, y_train, X_test, y_test, width, kpca_components, (dimension,)
-    )[dimension]
-
-
 def cross_validated_kernel(
     learner, X_train, y_train, seed: int, settings: Settings
 ) -> tuple[float, float, int | None]:
@@ -247,7 +230,7 @@ def split_scores(X, y, train_mask, learners, variants, seed, settings: Settings)
                 _, width, dimension = cross_validated_kernel(
                     learner, X_train, y_train, seed, settings
                 )
-            out[learner, variant] = variant_accuracy(
+            out[learner, variant] = variant_accuracies(
                 learner,
                 variant,
                 X_train,
@@ -256,8 +239,8 @@ def split_scores(X, y, train_mask, learners, variants, seed, settings: Settings)
                 y_test,
                 width,
                 settings.kpca_components,
-                dimension,
-            )
+                (dimension,),
+            )[dimension]
     return out
 
 
