@@ -204,3 +204,15 @@ X_neighbors : array-like of shape (n_samples, n_features_neighbors), optional
     The same points in the space where the neighbours are chosen (the KPCA trick with
     an unweighted kernel sum uses the input space); None: X.
 """
+
+
+# -- the classifiers scored in an embedding (metriclab.evaluation.scoring) ------------------------
+
+PIECES["classified_points"] = """\
+y_train : array-like of shape (n_train,)
+    Their classes.
+Z_test : array-like of shape (n_test, n_components)
+    The points to classify.
+y_test : array-like of shape (n_test,)
+    Their true classes.
+"""

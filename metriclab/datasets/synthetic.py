@@ -9,21 +9,41 @@ from sklearn.datasets import make_moons, make_swiss_roll
 from metriclab.datasets.core import Dataset, DatasetEntry, register
 from metriclab.params import Param
 
-N_PARAM = Param("n_samples", "Points", "int", 200, low=20, high=5000)
-NOISE_PARAM = Param("noise", "Noise", "float", 0.08, low=0.0, high=0.5)
+
+def _points(default: int) -> Param:
+    """The number of points, with the generator's default."""
+    return Param("n_samples", "Points", "int", default, low=20, high=5000)
+
+
+def _noise(default: float, high: float) -> Param:
+    """The noise level, with the generator's default and range."""
+    return Param("noise", "Noise", "float", default, low=0.0, high=high)
+
+
+N_PARAM = _points(200)
+NOISE_PARAM = _noise(0.08, 0.5)
 SEED_PARAM = Param("seed", "Seed", "int", 0, low=0, high=10_000)
+
+
+def _planar(X, y, name, target_names, description, source) -> Dataset:
+    """A synthetic data set in the plane (features x1, x2)."""
+    return Dataset(X, y, name, ["x1", "x2"], target_names, description=description, source=source)
+
+
+def _register(name, loader, label, params) -> None:
+    """Lists a synthetic generator among the data sets."""
+    register(DatasetEntry(name, "synthetic", loader, label, params))
 
 
 def two_moons(n_samples=200, noise=0.08, seed=0) -> Dataset:
     X, y = make_moons(n_samples=n_samples, noise=noise, random_state=seed)
-    return Dataset(
+    return _planar(
         X,
         y,
         "two_moons",
-        ["x1", "x2"],
         ["upper moon", "lower moon"],
-        description="Two interleaving half circles (scikit-learn make_moons).",
-        source="synthetic: sklearn.datasets.make_moons",
+        "Two interleaving half circles (scikit-learn make_moons).",
+        "synthetic: sklearn.datasets.make_moons",
     )
 
 
@@ -33,14 +53,13 @@ def harder_moons(n_samples=200, noise=0.08, shift=0.5, seed=0) -> Dataset:
     X, y = make_moons(n_samples=n_samples, noise=noise, random_state=seed)
     X = X.copy()
     X[y == 1, 1] += shift
-    return Dataset(
+    return _planar(
         X,
         y,
         "harder_moons",
-        ["x1", "x2"],
         ["upper moon", "lower moon"],
-        description=f"Two moons with the lower moon shifted up by {shift}.",
-        source="synthetic: sklearn.datasets.make_moons, lower moon shifted",
+        f"Two moons with the lower moon shifted up by {shift}.",
+        "synthetic: sklearn.datasets.make_moons, lower moon shifted",
     )
 
 
@@ -51,14 +70,13 @@ def two_rings(n_samples=300, noise=0.05, ratio=0.5, seed=0) -> Dataset:
     angle = rng.uniform(0, 2 * np.pi, n_samples)
     radius = np.where(y == 0, 1.0, ratio) + noise * rng.standard_normal(n_samples)
     X = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
-    return Dataset(
+    return _planar(
         X,
         y,
         "two_rings",
-        ["x1", "x2"],
         ["outer ring", "inner ring"],
-        description=f"Two concentric rings (radii 1 and {ratio}) with radial noise {noise}.",
-        source="synthetic",
+        f"Two concentric rings (radii 1 and {ratio}) with radial noise {noise}.",
+        "synthetic",
     )
 
 
@@ -78,56 +96,41 @@ def swiss_roll(n_samples=600, noise=0.05, n_classes=4, seed=0) -> Dataset:
     )
 
 
-register(
-    DatasetEntry(
-        "two_moons",
-        "synthetic",
-        two_moons,
-        "Two interleaving moons (2-D)",
-        (N_PARAM, NOISE_PARAM, SEED_PARAM),
-    )
+_register(
+    "two_moons", two_moons, "Two interleaving moons (2-D)", (N_PARAM, NOISE_PARAM, SEED_PARAM)
 )
-register(
-    DatasetEntry(
-        "harder_moons",
-        "synthetic",
-        harder_moons,
-        "Two moons, lower moon shifted up (TDL paper)",
-        (
-            N_PARAM,
-            NOISE_PARAM,
-            Param("shift", "Upward shift", "float", 0.5, low=0.0, high=1.5),
-            SEED_PARAM,
-        ),
-    )
+_register(
+    "harder_moons",
+    harder_moons,
+    "Two moons, lower moon shifted up (TDL paper)",
+    (
+        N_PARAM,
+        NOISE_PARAM,
+        Param("shift", "Upward shift", "float", 0.5, low=0.0, high=1.5),
+        SEED_PARAM,
+    ),
 )
-register(
-    DatasetEntry(
-        "two_rings",
-        "synthetic",
-        two_rings,
-        "Two concentric rings (Zhang 2003)",
-        (
-            Param("n_samples", "Points", "int", 300, low=20, high=5000),
-            Param("noise", "Noise", "float", 0.05, low=0.0, high=0.5),
-            Param("ratio", "Inner radius", "float", 0.5, low=0.05, high=0.95),
-            SEED_PARAM,
-        ),
-    )
+_register(
+    "two_rings",
+    two_rings,
+    "Two concentric rings (Zhang 2003)",
+    (
+        _points(300),
+        _noise(0.05, 0.5),
+        Param("ratio", "Inner radius", "float", 0.5, low=0.05, high=0.95),
+        SEED_PARAM,
+    ),
 )
-register(
-    DatasetEntry(
-        "swiss_roll",
-        "synthetic",
-        swiss_roll,
-        "Swiss roll in 3-D, 4 segments",
-        (
-            Param("n_samples", "Points", "int", 600, low=20, high=5000),
-            Param("noise", "Noise", "float", 0.05, low=0.0, high=2.0),
-            Param("n_classes", "Segments", "int", 4, low=2, high=10),
-            SEED_PARAM,
-        ),
-    )
+_register(
+    "swiss_roll",
+    swiss_roll,
+    "Swiss roll in 3-D, 4 segments",
+    (
+        _points(600),
+        _noise(0.05, 2.0),
+        Param("n_classes", "Segments", "int", 4, low=2, high=10),
+        SEED_PARAM,
+    ),
 )
 
 
@@ -163,17 +166,16 @@ def kpca_curves(shape="circles", n_samples=300, n_classes=3, noise=0.02, seed=0)
             c, s = np.cos(rotation), np.sin(rotation)
             X = (X * [1.0, 0.5]) @ np.array([[c, s], [-s, c]])
             names = [f"ellipse {c + 1}" for c in range(n_classes)]
-    return Dataset(
+    return _planar(
         X,
         y,
         f"curves_{shape}",
-        ["x1", "x2"],
         names,
-        description=(
+        (
             f"{n_classes} classes on nested {shape} with noise {noise} across the curve "
             "(KPCA-trick paper, Figure 2): linear metric learners fail in 1-D, kernel ones succeed."
         ),
-        source="synthetic: after Chatpatanasiri et al. (2009), Figure 2",
+        "synthetic: after Chatpatanasiri et al. (2009), Figure 2",
     )
 
 
@@ -185,17 +187,14 @@ def _curves_loader(shape):
 
 
 for _shape in CURVE_SHAPES:
-    register(
-        DatasetEntry(
-            f"curves_{_shape}",
-            "synthetic",
-            _curves_loader(_shape),
-            f"Nested {_shape}, one class per curve (KPCA-trick paper)",
-            (
-                Param("n_samples", "Points", "int", 300, low=20, high=5000),
-                Param("n_classes", "Curves", "int", 3, low=2, high=6),
-                Param("noise", "Noise", "float", 0.02, low=0.0, high=0.2),
-                SEED_PARAM,
-            ),
-        )
+    _register(
+        f"curves_{_shape}",
+        _curves_loader(_shape),
+        f"Nested {_shape}, one class per curve (KPCA-trick paper)",
+        (
+            _points(300),
+            Param("n_classes", "Curves", "int", 3, low=2, high=6),
+            _noise(0.02, 0.2),
+            SEED_PARAM,
+        ),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
+from metriclab._docstrings import fill_doc
 from metriclab.array_module import resolve_device
 from metriclab.graphs import brute_force_neighbors
 
@@ -13,6 +14,7 @@ STORED_MIN_WORK = 1e10  # n_train · n_test · dimensions above which a score is
 GPU_MIN_WORK = 1e9  # device="auto": the GPU from this much work on (a small set stays on the CPU)
 
 
+@fill_doc
 def knn_accuracy(
     Z_train: np.ndarray,
     y_train: np.ndarray,
@@ -27,12 +29,7 @@ def knn_accuracy(
     ----------
     Z_train : array-like of shape (n_train, n_components)
         The reference points (in an embedding, or the input space).
-    y_train : array-like of shape (n_train,)
-        Their classes.
-    Z_test : array-like of shape (n_test, n_components)
-        The points to classify.
-    y_test : array-like of shape (n_test,)
-        Their true classes.
+    %(classified_points)s
     k : int, default=1
         Neighbours that vote (at most the number of reference points).
     device : {"auto", "cpu", "gpu"}, default="auto"
@@ -89,6 +86,7 @@ def _knn_accuracy(Z_train, y_train, Z_test, y_test, k: int, on_gpu: bool = False
     return float(np.mean(model.predict(Z_test) == y_test))
 
 
+@fill_doc
 def nearest_mean_accuracy(
     Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray
 ) -> float:
@@ -98,12 +96,7 @@ def nearest_mean_accuracy(
     ----------
     Z_train : array-like of shape (n_train, n_components)
         The reference points, whose class means are the prototypes.
-    y_train : array-like of shape (n_train,)
-        Their classes.
-    Z_test : array-like of shape (n_test, n_components)
-        The points to classify.
-    y_test : array-like of shape (n_test,)
-        Their true classes.
+    %(classified_points)s
 
     Returns
     -------

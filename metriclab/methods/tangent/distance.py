@@ -90,6 +90,17 @@ def _pair_solution(X, Y, TX, TY, two_sided, regularization):
     return e, d2
 
 
+def _solved_pairs(x, y, image_shape, transforms, sigma, two_sided, regularization):
+    """(residual vectors, squared distances, whether x and y were single images) of the pairs:
+    `tangent_distance` and `tangent_residuals` solve the same problem."""
+    regularization = check_nonnegative("regularization", regularization)
+    X, Y, TX, TY, single = _prepare_pairs(
+        x, y, image_shape, transforms, sigma, two_sided, regularization
+    )
+    e, d2 = _pair_solution(X, Y, TX, TY, bool(two_sided), regularization)
+    return e, d2, single
+
+
 def tangent_distance(
     x,
     y,
@@ -153,11 +164,7 @@ def tangent_distance(
     >>> tangent_distance(ds.X[:4], ds.X[4:8], ds.image_shape).shape
     (4,)
     """
-    regularization = check_nonnegative("regularization", regularization)
-    X, Y, TX, TY, single = _prepare_pairs(
-        x, y, image_shape, transforms, sigma, two_sided, regularization
-    )
-    _, d2 = _pair_solution(X, Y, TX, TY, bool(two_sided), regularization)
+    _, d2, single = _solved_pairs(x, y, image_shape, transforms, sigma, two_sided, regularization)
     d = np.sqrt(d2)
     return float(d[0]) if single else d
 
@@ -172,11 +179,7 @@ def tangent_residuals(
     regularization: float = 0.0,
 ) -> np.ndarray:
     """The shortest tangent vector P_x(α_x) - P_y(α_y) of each pair (thesis section 4.1), n × d."""
-    regularization = check_nonnegative("regularization", regularization)
-    X, Y, TX, TY, single = _prepare_pairs(
-        x, y, image_shape, transforms, sigma, two_sided, regularization
-    )
-    e, _ = _pair_solution(X, Y, TX, TY, bool(two_sided), regularization)
+    e, _, single = _solved_pairs(x, y, image_shape, transforms, sigma, two_sided, regularization)
     return e[0] if single else e
 
 

@@ -122,21 +122,17 @@ def _label_controls(state: labelling.LabelState, names: Sequence[str]) -> None:
         help="Click a point, or pick the box or lasso tool on the chart's toolbar and drag: the "
         "selected points get this class (or lose their label). Any panel works.",
     )
-    st.button(
-        "Split's labels",
-        key="lbl_split",
-        on_click=state.use_split,
-        help="back to the split's labels",
-        width="stretch",
-    )
-    st.button("Clear labels", key="lbl_clear", on_click=state.clear, width="stretch")
-    st.button(
-        "Random labels",
-        key="lbl_random",
-        on_click=state.randomise,
-        help="as many labeled points per class as the split has, drawn at random",
-        width="stretch",
-    )
+    for label, key, action, help_text in (
+        ("Split's labels", "lbl_split", state.use_split, "back to the split's labels"),
+        ("Clear labels", "lbl_clear", state.clear, None),
+        (
+            "Random labels",
+            "lbl_random",
+            state.randomise,
+            "as many labeled points per class as the split has, drawn at random",
+        ),
+    ):
+        st.button(label, key=key, on_click=action, help=help_text, width="stretch")
 
 
 def _focus_default(view, state) -> int | None:
