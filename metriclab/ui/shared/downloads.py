@@ -118,13 +118,16 @@ def neighbours_button(container, Z, k: int, *, stem: str, key: str, index=None) 
     )
 
 
-def notebook_button(container, code: str, *, title: str, stem: str, key: str) -> None:
+def notebook_button(
+    container, code: str, *, title: str, stem: str, key: str, figure_code: str | None = "auto"
+) -> None:
     """A button for a Jupyter notebook made from the page's "Show the code" snippet: it recomputes
-    the view, prints the page's headline number and draws the figure (`notebook_from_code`)."""
+    the view, prints the page's headline number and draws the figure (`notebook_from_code`; its
+    `figure_code`: 'auto' draws an embedding the snippet leaves)."""
     _button(
         container,
         "Notebook (.ipynb)",
-        export.notebook_from_code(code, title),
+        export.notebook_from_code(code, title, figure_code),
         f"{stem}.ipynb",
         "application/x-ipynb+json",
         key,
