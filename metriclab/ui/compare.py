@@ -20,7 +20,7 @@ from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import CLASSIFIER_KEY
 from metriclab.ui.shared.pickers import dataset_choices, dataset_label, explainer
 from metriclab.ui.shared.preprocessing import scaling_notes, scaling_picker_many
-from metriclab.ui.shared.quality_panel import CLASSIFIERS, classifier_label
+from metriclab.ui.shared.quality_panel import classifier_label, classifier_widget
 from metriclab.ui.shared.runs import Progress, RunMemo
 from metriclab.ui.shared.state import form_is_ready, mark_form_drawn, publish, seed_from_url
 from metriclab.ui.shared.widgets import display_table
@@ -334,7 +334,6 @@ def render() -> None:
         seed_from_url("splits", 5, bounds=(1, 30), label="Splits")
         seed_from_url("cfrac", 0.1, options=[0.05, 0.1, 0.2, 0.3, 0.5], label="Labeled fraction")
         seed_from_url("protocol", "auto", options=list(PROTOCOLS), label="Protocol")
-        seed_from_url(CLASSIFIER_KEY, "1nn", options=list(CLASSIFIERS), label="Classifier")
         # the widgets take their values from the session state (seeded above), no default beside it
         sets = st.multiselect("Data sets", available, key="cds", format_func=dataset_label)
         methods = st.multiselect(
@@ -357,14 +356,7 @@ def render() -> None:
             key="protocol",
             format_func=PROTOCOLS.get,
         )
-        classifier = c4.selectbox(
-            "Classifier",
-            list(CLASSIFIERS),
-            key=CLASSIFIER_KEY,
-            format_func=CLASSIFIERS.get,
-            help="How each embedding's held-out points are classified (a classifier method "
-            "uses its own predictions)",
-        )
+        classifier = classifier_widget(c4)
         scaling = scaling_picker_many(st)
         submitted = st.form_submit_button("Run", type="primary", disabled=not form_ready)
     mark_form_drawn("compare", rerun=not form_ready)

@@ -221,7 +221,7 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
             M = M.toarray() if scipy.sparse.issparse(M) else np.asarray(M)
             title = MATRICES[key][0]
             downloads.matrix_buttons(
-                left, M, stem=stem, key=f"dl_{key}", what=title, short=key.rstrip("_")
+                left, M, stem=f"{stem}-{key.rstrip('_')}", key=f"dl_{key}", what=title
             )
         for key, fig in figures:
             downloads.svg_button(
@@ -233,7 +233,10 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
             )
         if result.Z is not None:
             downloads.coordinates_button(
-                right, result.Z, ds.y, result.mask, stem=stem, key="dl_coordinates"
+                right,
+                downloads.Points(result.Z, ds.y, result.mask),
+                stem=stem,
+                key="dl_coordinates",
             )
         downloads.notebook_button(
             right,

@@ -168,9 +168,7 @@ def _downloads(xy: np.ndarray, labels: np.ndarray) -> None:
         left, right = st.columns(2)
         downloads.coordinates_button(
             left,
-            xy,
-            labels,
-            np.ones(len(xy), dtype=bool),
+            downloads.Points(xy, labels, np.ones(len(xy), dtype=bool)),
             stem="metriclab-drawing",
             key="dl_drawing",
             label="Drawn points (CSV)",

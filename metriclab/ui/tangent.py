@@ -209,16 +209,13 @@ def _downloads(ds, index: int, transform: str, pictures) -> None:
     stem = downloads.file_name(ds.name, f"image{int(index)}")
     with downloads.download_area():
         left, middle, right = st.columns(3)
-        downloads.matrix_buttons(
-            left, T, stem=stem, key="dl_tangents", what="Tangent vectors", short="tangents"
-        )
+        downloads.matrix_buttons(left, T, stem=stem, key="dl_tangents", what="Tangent vectors")
         downloads.matrix_buttons(
             middle,
             moved,
             stem=f"{stem}-{transform}",
             key="dl_moved",
             what="Moved images",
-            short="moved",
         )
         fig = plots.image_grid(
             T,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -33,34 +34,38 @@ def file_name(*parts: str) -> str:
     return f"metriclab-{safe}"
 
 
-def _button(container, label: str, data, name: str, mime: str, key: str, help: str = "") -> None:
+def _button(container, label: str, data, file: tuple[str, str], key: str, help: str = "") -> None:
+    """A download button for `data` saved as `file` (name, MIME type); no rerun on click."""
+    name, mime = file
     (container or st).download_button(
         label, data, file_name=name, mime=mime, key=key, on_click="ignore", help=help or None
     )
 
 
+@dataclass(frozen=True)
+class Points:
+    """What a coordinates file holds: the coordinates `Z`, the class codes `y`, the labelled and
+    held-out masks and the points' indices (`export.coordinates_csv`'s arguments)."""
+
+    Z: np.ndarray
+    y: np.ndarray
+    labelled: np.ndarray | None = None
+    held_out: np.ndarray | None = None
+    index: np.ndarray | None = None
+
+
 def coordinates_button(
-    container,
-    Z,
-    y,
-    labelled=None,
-    *,
-    stem: str,
-    key: str,
-    index=None,
-    held_out=None,
-    label: str = "Coordinates (CSV)",
-    help: str = "",
+    container, points: Points, *, stem: str, key: str, label: str = "Coordinates (CSV)", help=""
 ) -> str:
     """A button for the coordinates as CSV (index, label, labelled, held out, one column per
     coordinate: `export.coordinates_csv`); returns the CSV text."""
-    text = export.coordinates_csv(Z, y, labelled, held_out, index=index)
+    p = points
+    text = export.coordinates_csv(p.Z, p.y, p.labelled, p.held_out, index=p.index)
     _button(
         container,
         label,
         text.encode(),
-        f"{stem}-coordinates.csv",
-        "text/csv",
+        (f"{stem}-coordinates.csv", "text/csv"),
         key,
         help
         or "index, label, labelled (1/0), held out (1/0), then one column per coordinate, "
@@ -76,19 +81,19 @@ def matrix_buttons(
     stem: str,
     key: str,
     what: str = "Mahalanobis matrix M",
-    short: str = "M",
     names: Sequence[str] | None = None,
 ) -> None:
     """Two buttons for a learned matrix: .npy (`numpy.load` reads it back exactly) and .csv
-    (with the feature names as header where they fit its columns)."""
+    (with the feature names as header where they fit its columns); the files are named after
+    `what`'s last word ('M' for 'Mahalanobis matrix M')."""
+    short = what.split()[-1]
     matrix = np.asarray(matrix, dtype=np.float64)
     columns = list(names) if names is not None and len(names) == matrix.shape[1] else None
     _button(
         container,
         f"{what} (.npy)",
         export.matrix_npy(matrix),
-        f"{stem}-{short}.npy",
-        "application/octet-stream",
+        (f"{stem}-{short}.npy", "application/octet-stream"),
         f"{key}_npy",
         f"{matrix.shape[0]} × {matrix.shape[1]}, float64",
     )
@@ -96,8 +101,7 @@ def matrix_buttons(
         container,
         f"{what} (CSV)",
         export.matrix_csv(matrix, column_names=columns).encode(),
-        f"{stem}-{short}.csv",
-        "text/csv",
+        (f"{stem}-{short}.csv", "text/csv"),
         f"{key}_csv",
         f"{matrix.shape[0]} × {matrix.shape[1]}" + (", the features as header" if columns else ""),
     )
@@ -111,8 +115,7 @@ def neighbours_button(container, Z, k: int, *, stem: str, key: str, index=None) 
         container,
         f"{k} nearest neighbours (CSV)",
         export.neighbours_csv(Z, k, index=index).encode(),
-        f"{stem}-neighbours-k{k}.csv",
-        "text/csv",
+        (f"{stem}-neighbours-k{k}.csv", "text/csv"),
         key,
         "each point's k nearest other points in the embedding, nearest first, with distances",
     )
@@ -128,8 +131,7 @@ def notebook_button(
         container,
         "Notebook (.ipynb)",
         export.notebook_from_code(code, title, figure_code),
-        f"{stem}.ipynb",
-        "application/x-ipynb+json",
+        (f"{stem}.ipynb", "application/x-ipynb+json"),
         key,
         "recomputes this view with the public metriclab API, prints the page's number and "
         "draws the figure",
@@ -160,7 +162,7 @@ def svg_button(container, fig, *, stem: str, key: str, what: str = "Figure") -> 
     if isinstance(made[1], str):
         container.caption(f"No SVG: {made[1]}")
         return
-    _button(container, f"{what} (SVG)", made[1], f"{stem}.svg", "image/svg+xml", key)
+    _button(container, f"{what} (SVG)", made[1], (f"{stem}.svg", "image/svg+xml"), key)
     raster = export.rasterised_traces(fig)
     if raster:
         container.caption(
@@ -190,13 +192,13 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
         left, middle, right = st.columns(3)
         if result.Z is not None:
             drawn = quality_panel.drawn_coordinates(request, result)
-            coordinates_button(left, drawn, ds.y, result.mask, stem=stem, key="dl_coordinates")
+            coordinates_button(
+                left, Points(drawn, ds.y, result.mask), stem=stem, key="dl_coordinates"
+            )
             if result.Z.shape[1] > drawn.shape[1]:
                 coordinates_button(
                     left,
-                    result.Z,
-                    ds.y,
-                    result.mask,
+                    Points(result.Z, ds.y, result.mask),
                     stem=f"{stem}-all-{result.Z.shape[1]}-dimensions",
                     key="dl_coordinates_all",
                     label=f"All {result.Z.shape[1]} coordinates (CSV)",
@@ -216,7 +218,6 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
                         stem=stem,
                         key="dl_map",
                         what="Linear map L",
-                        short="L",
                         names=ds.feature_names,
                     )
             elif quality_panel.has_matrix(request):

@@ -95,15 +95,24 @@ class QualityReport:
     metric: NeighbourhoodQuality | None = None
 
 
-def measure(
-    Z, X, y, mask, k: int = DEFAULT_K, classifier: str = "1nn", metric=None, seed: int = 0
-) -> QualityReport:
-    """The quality of embedding `Z` of input `X` (scaled as the method saw it): `classifier`'s
-    accuracy beside N_PERMUTATIONS shuffles of the labels, and the neighbourhoods at k against
-    the input space and, when `metric` (a d × d matrix) is given, against its space. Raises
-    ValueError with the reason for a k the points do not allow."""
+@dataclass(frozen=True)
+class QualitySettings:
+    """What the person chose: the neighbourhood size k and the classifier; `seed` draws the
+    shuffles (and the sample of a full-size set)."""
+
+    k: int = DEFAULT_K
+    classifier: str = "1nn"
+    seed: int = 0
+
+
+def measure(Z, X, y, mask, settings: QualitySettings = QualitySettings(), metric=None):
+    """The quality (`QualityReport`) of embedding `Z` of input `X` (scaled as the method saw it):
+    the classifier's accuracy beside N_PERMUTATIONS shuffles of the labels, and the
+    neighbourhoods at k against the input space and, when `metric` (a d × d matrix) is given,
+    against its space. Raises ValueError with the reason for a k the points do not allow."""
+    k, seed = settings.k, settings.seed
     accuracy = accuracy_with_baseline(
-        Z, y, mask, classifier, n_permutations=N_PERMUTATIONS, seed=seed
+        Z, y, mask, settings.classifier, n_permutations=N_PERMUTATIONS, seed=seed
     )
     input_quality = neighbourhood_quality(X, Z, k, y=y, seed=seed)
     metric_quality = None
@@ -150,10 +159,10 @@ def fitted_matrices(request: FitRequest) -> tuple[np.ndarray, np.ndarray | None]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _cached_quality(
-    request: FitRequest, k: int, classifier: str, _Z, _X, _y, _mask, _metric
-) -> QualityReport:
-    return measure(_Z, _X, _y, _mask, k, classifier, _metric)
+def _cached_quality(request: FitRequest, settings: QualitySettings, _arrays) -> QualityReport:
+    """`measure` keyed by the request and the settings (the arrays follow from the request)."""
+    Z, X, y, mask, metric = _arrays
+    return measure(Z, X, y, mask, settings, metric)
 
 
 def cached_quality(request: FitRequest, result, k: int, classifier: str) -> QualityReport:
@@ -165,7 +174,8 @@ def cached_quality(request: FitRequest, result, k: int, classifier: str) -> Qual
         matrices = fitted_matrices(request)
         metric = None if matrices is None else matrices[0]
     X = scaled_input(request, ds, mask)
-    return _cached_quality(request, int(k), classifier, result.Z, X, ds.y, result.mask, metric)
+    arrays = (result.Z, X, ds.y, result.mask, metric)
+    return _cached_quality(request, QualitySettings(int(k), classifier), arrays)
 
 
 # -- the page's words and pictures ----------------------------------------------------------------
