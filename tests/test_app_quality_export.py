@@ -1,0 +1,267 @@
+"""Issue 37, items 3 and 4 on the pages: what the Embed page's downloads hold equals what it shows
+(the chart's coordinates, the learned matrix, a notebook that recomputes the view), the quality
+line's numbers equal the library's (and scikit-learn's) on the downloaded coordinates, the
+classifier choice changes the scores and the link, and a bad k is a message, not a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+from sklearn.manifold import trustworthiness as sklearn_trustworthiness
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+from metriclab.evaluation.quality import accuracy_with_baseline, neighbourhood_quality
+from metriclab.evaluation.scoring import classifier_accuracy
+from metriclab.export import notebook_code_cells, read_coordinates_csv
+from metriclab.plots import normalize_embedding
+from tests.apptest_helpers import figures, run_page, values
+
+IRIS_NCA = {"ds": "iris", "method": "nca"}
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """read(at, key): the bytes of download button `key` as the page made them (AppTest keeps the
+    files in a memory store that it drops after each run, so they are recorded as they are
+    stored)."""
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        files[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+
+    def read(at, key: str) -> bytes:
+        buttons = [b for b in at.get("download_button") if b.proto.id.endswith(f"-{key}")]
+        assert buttons, (
+            f"no download button {key}: {[b.proto.id for b in at.get('download_button')]}"
+        )
+        file_id = buttons[0].proto.url.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        data = files[file_id]
+        return data.encode() if isinstance(data, str) else bytes(data)
+
+    return read
+
+
+def assert_clean(at):
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def chart_points(fig) -> dict[int, tuple[float, float]]:
+    """index -> (x, y) of every point of the embedding chart's class traces."""
+    points = {}
+    for trace in fig["data"]:
+        if "customdata" not in trace or trace.get("type", "scatter") not in (
+            "scatter",
+            "scattergl",
+        ):
+            continue
+        xs, ys = values(trace["x"]), values(trace["y"])
+        for data, x, y in zip(trace["customdata"], xs, ys, strict=True):
+            index = data[0] if isinstance(data, list) else data
+            points[int(index)] = (float(x), float(y))
+    return points
+
+
+def quality_text(at) -> str:
+    found = [m.value for m in at.markdown if "trustworthiness" in m.value]
+    assert found, "no quality line"
+    return found[0]
+
+
+def numbers_after(text: str, word: str) -> list[float]:
+    return [float(v) for v in re.findall(rf"{word} \*\*([0-9.]+)\*\*", text)]
+
+
+def test_the_downloaded_coordinates_are_the_charts(downloads):
+    at = run_page("embed", IRIS_NCA)
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    drawn = chart_points(figures(at)[0])
+    assert sorted(drawn) == table["index"].tolist()
+    chart = np.array([drawn[i] for i in table["index"]])
+    np.testing.assert_array_equal(table["Z"], chart)  # the same floats, not close ones
+    assert table["labelled"].sum() == 15 and not table["held_out"].any()
+    from metriclab.datasets import load
+
+    np.testing.assert_array_equal(table["label"], load("iris").y)
+    # after a parameter change the picture is aligned to the previous one: still the chart's
+    options = list(at.select_slider(key="p.nca.max_iter").options)
+    at.select_slider(key="p.nca.max_iter").set_value(options[0]).run()
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    drawn = chart_points(figures(at)[0])
+    np.testing.assert_array_equal(table["Z"], np.array([drawn[i] for i in table["index"]]))
+
+
+def _page_model(at):
+    """The page's fit recomputed by its own "Show the code" snippet (the public API)."""
+    code = [c.value for c in at.code if "model" in c.value][0]
+    scope: dict = {}
+    exec(compile(code, "<snippet>", "exec"), scope)  # noqa: S102 - the page's own snippet
+    return scope
+
+
+def test_the_downloaded_matrix_is_the_learners(downloads):
+    at = run_page("embed", IRIS_NCA)
+    assert_clean(at)
+    M = np.load(io.BytesIO(downloads(at, "dl_matrix_npy")), allow_pickle=False)
+    scope = _page_model(at)
+    np.testing.assert_allclose(M, scope["model"].get_mahalanobis_matrix(), rtol=1e-10, atol=1e-12)
+    text = downloads(at, "dl_matrix_csv").decode().splitlines()
+    assert text[0].split(",") == list(scope["ds"].feature_names)
+    np.testing.assert_array_equal(np.array([r.split(",") for r in text[1:]], dtype=float), M)
+    L = np.load(io.BytesIO(downloads(at, "dl_map_npy")), allow_pickle=False)
+    np.testing.assert_allclose(L.T @ L, M, rtol=1e-10, atol=1e-12)
+
+
+def test_a_method_without_a_matrix_offers_none(downloads):
+    at = run_page("embed", {"ds": "iris", "method": "tdl"})
+    assert_clean(at)
+    keys = [b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")]
+    assert "dl_coordinates" in keys and "dl_notebook" in keys and "dl_neighbours" in keys
+    assert not [k for k in keys if k.startswith("dl_matrix")]
+
+
+def test_the_notebook_runs_and_gives_the_pages_coordinates_and_number(downloads, tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    import os
+    import sys
+
+    at = run_page("embed", IRIS_NCA)
+    assert_clean(at)
+    notebook = nbformat.reads(downloads(at, "dl_notebook").decode(), as_version=4)
+    assert len(notebook_code_cells(downloads(at, "dl_notebook"))) == 2  # the code, the figure
+    notebook.cells.append(
+        nbformat.v4.new_code_cell("import json\nprint('Z=' + json.dumps(Z.tolist()))")
+    )
+    path_before = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + path_before
+    try:
+        nbclient.NotebookClient(
+            notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": "."}}
+        ).execute()
+    finally:
+        os.environ["PATH"] = path_before
+    printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
+    accuracy = at.metric[0].value
+    assert f"1-NN accuracy: {accuracy}" in printed
+    figure = [
+        o
+        for cell in notebook.cells
+        for o in cell.get("outputs", [])
+        if "application/vnd.plotly.v1+json" in o.get("data", {})
+    ]
+    assert figure, "the figure cell drew nothing"
+    Z = np.array(json.loads(re.search(r"Z=(\[.*\])", printed).group(1)))
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    # the first picture of a session is the embedding centred and scaled (no earlier picture
+    # to rotate onto)
+    np.testing.assert_allclose(normalize_embedding(Z), table["Z"], rtol=0, atol=1e-9)
+
+
+def test_the_quality_line_equals_the_library_and_scikit_learn(downloads):
+    at = run_page("embed", IRIS_NCA)
+    assert_clean(at)
+    text = quality_text(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    Z, y, mask = table["Z"], table["label"], table["labelled"]
+    scope = _page_model(at)
+    X = scope["X"]  # the features as the page scaled them
+    trust, cont, kept = (
+        numbers_after(text, w) for w in ("trustworthiness", "continuity", "kept neighbours")
+    )
+    quality = neighbourhood_quality(X, Z, 5)
+    assert trust[0] == pytest.approx(round(sklearn_trustworthiness(X, Z, n_neighbors=5), 3))
+    assert trust[0] == pytest.approx(round(quality.trustworthiness, 3))
+    assert cont[0] == pytest.approx(round(quality.continuity, 3))
+    assert kept[0] == pytest.approx(round(quality.kept, 3))
+    assert "all 150 points" in text
+    # against NCA's learned metric: its own space, 1 by construction
+    assert trust[1] == cont[1] == kept[1] == 1.0 and "by construction" in text
+    # the accuracy beside chance: 20 shuffles of the labelled points' labels
+    baseline = accuracy_with_baseline(Z, y, mask, "1nn")
+    assert (
+        f"1-NN accuracy {baseline.accuracy:.3f}** (chance {baseline.baseline_mean:.2f} ± "
+        f"{baseline.baseline_std:.2f}" in text
+    )
+    assert "shuffled 20 times" in text
+
+
+def test_a_bad_k_is_a_message_not_a_traceback():
+    at = run_page("embed", IRIS_NCA)
+    at.number_input(key="qk").set_value(100).run()
+    assert not at.exception
+    assert any("k (100) must be less than half" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
+    at = run_page("embed", {**IRIS_NCA, "qk": "0"})  # a link's k below 1 is raised to 1
+    assert not at.exception
+    assert at.number_input(key="qk").value == 1
+    assert "k = 1:" in quality_text(at)
+
+
+def test_measure_names_a_bad_k():
+    from metriclab.ui.shared.quality_panel import QualitySettings, measure
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)), np.repeat([0, 1], 20)
+    mask = np.arange(40) % 4 == 0
+    for k, words in ((0, "k must be a whole number >= 1"), (41, "must be less than half")):
+        with pytest.raises(ValueError, match=words):
+            measure(X[:, :2], X, y, mask, QualitySettings(k=k))
+
+
+def test_the_classifier_choice_scores_every_tile_and_goes_into_the_link(downloads):
+    at = run_page("embed", IRIS_NCA)
+    at.selectbox(key="clf").set_value("nearest_mean").run()
+    assert_clean(at)
+    assert at.metric[0].label == "nearest class mean accuracy"
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    Z, y, mask = table["Z"], table["label"], table["labelled"]
+    expected = classifier_accuracy(Z[mask], y[mask], Z[~mask], y[~mask], "nearest_mean")
+    assert float(at.metric[0].value) == pytest.approx(round(expected, 3))
+    assert "nearest class mean accuracy" in quality_text(at)
+    assert at.query_params["clf"] in ("nearest_mean", ["nearest_mean"])
+    reopened = run_page("embed", {**IRIS_NCA, "clf": "knn:5"})
+    assert_clean(reopened)
+    assert reopened.metric[0].label == "5-NN accuracy"
+
+
+def test_the_overlay_colours_each_point_by_its_own_trustworthiness(downloads):
+    at = run_page("embed", IRIS_NCA)
+    at.selectbox(key="qcolour").set_value("trustworthiness").run()
+    assert_clean(at)
+    overlay = [f for f in figures(at) if any("colorbar" in t.get("marker", {}) for t in f["data"])]
+    assert len(overlay) == 1
+    trace = [t for t in overlay[0]["data"] if "colorbar" in t.get("marker", {})][0]
+    shown = values(trace["marker"]["color"])
+    scope = _page_model(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    expected = neighbourhood_quality(scope["X"], table["Z"], 5).trustworthiness_per_point
+    index = values(trace["customdata"])[:, 0].astype(int)
+    np.testing.assert_allclose(shown, expected[index], rtol=0, atol=1e-12)
+    assert "trustworthiness" in trace["hovertemplate"]
+
+
+def test_compare_scores_by_the_chosen_classifier(downloads):
+    at = run_page("compare", {"cds": "iris", "cm": "pca", "splits": "2", "clf": "nearest_mean"})
+    at.button[0].click().run()
+    assert_clean(at)
+    results = downloads(at, "dl_csv").decode()
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(results))
+    assert set(frame["classifier"]) == {"nearest_mean"}
+    notebook = notebook_code_cells(downloads(at, "dl_notebook"))
+    assert "classifier='nearest_mean'" in notebook[0] and "comparison(results)" in notebook[1]
