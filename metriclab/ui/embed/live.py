@@ -85,9 +85,10 @@ def show_scores(
     neighbourhood measures (`quality_panel`)."""
     spec = page.spec
     tiles = st.container()
-    classifier = "1nn"
+    classifier, controls = "1nn", None
     if result.Z is not None:
-        classifier = quality_panel.classifier_widget(st)
+        controls = st.columns([2, 1, 2])  # classifier, k, overlay: one row below the tiles
+        classifier = quality_panel.classifier_widget(controls[0])
         y = page.dataset.y if request is None else cache.resolve(request)[0].y
         result = quality_panel.rescored(result, y, classifier)
         fitted_references = [
@@ -110,7 +111,8 @@ def show_scores(
         f"{_count(int(result.mask.sum()))} / {_count(int((~result.mask).sum()))}",
     )
     if request is not None:
-        quality_panel.show_quality(request, result, classifier, spec.label.split(" (")[0])
+        label = spec.label.split(" (")[0]
+        quality_panel.show_quality(request, result, classifier, label, controls)
     sentence = split_sentence(page, result, fitted_references)
     if sentence:
         st.markdown(sentence)

@@ -124,7 +124,7 @@ def measure(Z, X, y, mask, settings: QualitySettings = QualitySettings(), metric
 def scaled_input(request: FitRequest, ds, mask: np.ndarray) -> np.ndarray:
     """The features as the method saw them (the page's scaling, fitted on the rows it used)."""
     if request.scaling == "none":
-        return np.asarray(ds.X, dtype=np.float64)
+        return ds.X
     rows = scaler_fit_rows(request.spec, "transductive", mask)
     return scale_features(request.scaling, ds.X, rows)
 
@@ -160,9 +160,11 @@ def fitted_matrices(request: FitRequest) -> tuple[np.ndarray, np.ndarray | None]
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _cached_quality(request: FitRequest, settings: QualitySettings, _arrays) -> QualityReport:
-    """`measure` keyed by the request and the settings (the arrays follow from the request)."""
-    Z, X, y, mask, metric = _arrays
-    return measure(Z, X, y, mask, settings, metric)
+    """`measure` keyed by the request and the settings (the arrays follow from the request); the
+    input is scaled in here, so that a cached rerun does not scale 70,000 images again."""
+    Z, ds, mask, metric = _arrays
+    X = scaled_input(request, ds, mask)
+    return measure(Z, X, ds.y, mask, settings, metric)
 
 
 def cached_quality(request: FitRequest, result, k: int, classifier: str) -> QualityReport:
@@ -173,8 +175,7 @@ def cached_quality(request: FitRequest, result, k: int, classifier: str) -> Qual
     if request.spec.has("mahalanobis"):
         matrices = fitted_matrices(request)
         metric = None if matrices is None else matrices[0]
-    X = scaled_input(request, ds, mask)
-    arrays = (result.Z, X, ds.y, result.mask, metric)
+    arrays = (result.Z, ds, result.mask, metric)
     return _cached_quality(request, QualitySettings(int(k), classifier), arrays)
 
 
@@ -186,18 +187,18 @@ def accuracy_line(report: QualityReport) -> str:
     a = report.accuracy
     return (
         f"**{classifier_label(a.classifier)} accuracy {a.accuracy:.3f}** (chance "
-        f"{a.baseline_mean:.2f} ± {a.baseline_std:.2f}: the labelled points' labels shuffled "
-        f"{a.n_permutations} times)"
+        f"{a.baseline_mean:.2f} ± {a.baseline_std:.2f}: the labels shuffled {a.n_permutations} "
+        "times)"
     )
 
 
 def neighbourhood_line(quality: NeighbourhoodQuality, against: str) -> str:
-    """'Against the input space, k = 5: trustworthiness 0.971, continuity 0.952, kept neighbours
-    0.640 (all 150 points)'."""
+    """'Against the input space (k = 5, all 150 points): trustworthiness 0.971 · continuity
+    0.952 · kept neighbours 0.640'."""
     return (
-        f"Against {against}, k = {quality.k}: trustworthiness **{quality.trustworthiness:.3f}**, "
-        f"continuity **{quality.continuity:.3f}**, kept neighbours **{quality.kept:.3f}** "
-        f"({quality.sample.name})"
+        f"Against {against} (k = {quality.k}, {quality.sample.name}): trustworthiness "
+        f"**{quality.trustworthiness:.3f}** · continuity **{quality.continuity:.3f}** · kept "
+        f"neighbours **{quality.kept:.3f}**"
     )
 
 
@@ -250,6 +251,7 @@ def overlay_figure(Z: np.ndarray, quality: NeighbourhoodQuality, which: str, tit
                 cmin=0.0,
                 cmax=1.0,
                 size=5 if many else 8,
+                line=dict(width=0.6, color="#404040"),  # yellow (1.0) stays visible on white
                 colorbar=dict(title=dict(text=name, side="right"), thickness=14, len=0.9),
             ),
             showlegend=False,
@@ -284,16 +286,17 @@ def quality_k_widget(container=None, n_points: int | None = None) -> int:
     )
 
 
-def show_quality(request: FitRequest, result, classifier: str, label: str) -> None:
+def show_quality(request: FitRequest, result, classifier: str, label: str, controls=None) -> None:
     """The quality line below a page's scores: the accuracy beside chance, the neighbourhoods at
     k (against the input space and the learned metric), and the overlay choice. `label` names
-    the method."""
+    the method; `controls` are the row's columns (the classifier's first, then k's and the
+    overlay's; a new row when None)."""
     from metriclab.ui.shared.errors import guarded
 
     if result.Z is None:
         st.caption("Trustworthiness and continuity measure an embedding: this classifier has none.")
         return
-    k_column, overlay_column, _ = st.columns([1, 2, 2])
+    _, k_column, overlay_column = controls if controls is not None else st.columns([2, 1, 2])
     k = quality_k_widget(k_column, int(result.Z.shape[0]))
     which = overlay_column.selectbox(
         "Colour the points by",
@@ -311,7 +314,7 @@ def show_quality(request: FitRequest, result, classifier: str, label: str) -> No
     if report.metric is not None:
         line = neighbourhood_line(report.metric, f"{label}'s learned metric")
         if report.metric.trustworthiness == report.metric.continuity == 1.0:
-            line += " — the embedding is x ↦ Lx, the metric's own space: 1 by construction"
+            line += ", by construction: the embedding x ↦ Lx is the metric's own space"
         lines.append(line)
     st.markdown("  \n".join(lines))
     if report.input.n_points < result.Z.shape[0]:
