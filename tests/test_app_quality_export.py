@@ -265,3 +265,66 @@ def test_compare_scores_by_the_chosen_classifier(downloads):
     assert set(frame["classifier"]) == {"nearest_mean"}
     notebook = notebook_code_cells(downloads(at, "dl_notebook"))
     assert "classifier='nearest_mean'" in notebook[0] and "comparison(results)" in notebook[1]
+
+
+def test_a_large_set_is_measured_on_a_named_sample(monkeypatch):
+    """Past FULL_MAX_POINTS (10,000: all of MNIST's 70,000 are past it) the measures run on a
+    stratified sample of SAMPLE_SIZE and the page says its size; here both are lowered so that
+    iris is such a set."""
+    from metriclab.evaluation import quality
+
+    monkeypatch.setattr(quality, "FULL_MAX_POINTS", 100)
+    monkeypatch.setattr(quality, "SAMPLE_SIZE", 60)
+    at = run_page("embed", {**IRIS_NCA, "qk": "4"})  # a k of its own: not a cached report
+    assert_clean(at)
+    assert "(k = 4, a stratified sample of 60 of the 150 points (seed 0))" in quality_text(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Measured on a stratified sample of 60 of the 150 points (seed 0)" in captions
+
+
+def test_the_figure_as_svg_is_made_on_request_and_a_failure_says_why(downloads, monkeypatch):
+    pytest.importorskip("kaleido")
+    at = run_page("embed", IRIS_NCA)
+    assert not [b for b in at.get("download_button") if b.proto.id.endswith("-dl_svg")]
+    at.button(key="dl_svg_make").click().run()
+    assert_clean(at)
+    svg = downloads(at, "dl_svg")
+    assert svg.lstrip().startswith(b"<svg") and b"NCA on iris" in svg.replace(b"Iris", b"iris")
+    from metriclab import export
+
+    def no_browser(fig, **kwargs):
+        raise RuntimeError("SVG export failed in Kaleido (no browser); it needs a Chrome")
+
+    monkeypatch.setattr(export, "figure_svg", no_browser)
+    at = run_page("embed", {"ds": "iris", "method": "pca"})
+    at.button(key="dl_svg_make").click().run()
+    assert_clean(at)
+    assert any("No SVG: SVG export failed in Kaleido" in c.value for c in at.caption)
+
+
+def test_dissimilarity_tangent_and_draw_offer_their_files(downloads):
+    from streamlit.testing.v1 import AppTest
+
+    from metriclab.methods.tangent import TRANSFORMS
+    from tests.apptest_helpers import ROOT
+
+    at = run_page("dissimilarity", {"ds": "iris", "dmethod": "zhang_mds"})
+    assert_clean(at)
+    D = np.load(io.BytesIO(downloads(at, "dl_dissimilarity__npy")))
+    scope = _page_model(at)
+    np.testing.assert_allclose(D, scope["model"].dissimilarity_, rtol=1e-12, atol=1e-12)
+    cells = notebook_code_cells(downloads(at, "dl_notebook"))
+    assert "dissimilarity(D, D_labels)" in cells[1]
+
+    at = run_page("tangent", {"tds": "usps", "pool": "300"})
+    assert_clean(at)
+    T = np.load(io.BytesIO(downloads(at, "dl_tangents_npy")))
+    assert T.shape[0] == len(TRANSFORMS) and T.shape[1] == 256  # 16 × 16 pixels
+
+    at = AppTest.from_file(str(ROOT / "pages" / "draw.py"), default_timeout=120)
+    at.session_state["_metriclab_strokes"] = [[(0.1, 0.2, 0), (0.3, 0.4, 1)], [(-0.5, 0.5, 1)]]
+    at.run()
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_drawing").decode())
+    np.testing.assert_array_equal(table["Z"], [[0.1, 0.2], [0.3, 0.4], [-0.5, 0.5]])
+    np.testing.assert_array_equal(table["label"], [0, 1, 1])
