@@ -220,7 +220,7 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
                         what="Linear map L",
                         names=ds.feature_names,
                     )
-            elif quality_panel.has_matrix(request):
+            elif quality_panel.has_matrix(request) and cache.is_full_size(request.data):
                 middle.caption("The learned matrix is offered on a subsample view (Points used).")
             fig = plots.embedding_scatter(
                 drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"

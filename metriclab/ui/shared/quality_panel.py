@@ -130,17 +130,22 @@ def scaled_input(request: FitRequest, ds, mask: np.ndarray) -> np.ndarray:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _fitted_matrices(request: FitRequest, _ds, _mask) -> tuple[np.ndarray, np.ndarray | None]:
+def _fitted_matrices(request: FitRequest, _ds, _mask):
     """(M, L) of the page's fit of a linear or Mahalanobis learner: the same fit as the page's
     (`fit_split`, transductive protocol, the page's scaling and seed), refitted once here because
-    the page's cached fit keeps the coordinates, not the estimator."""
+    the page's cached fit keeps the coordinates, not the estimator. None where the fitted
+    estimator exposes neither (a method tagged from outside the package)."""
     spec = request.spec
     split = SplitRequest.of(
         spec, _ds, _mask, request.values, protocol="transductive", preprocess=request.scaling
     )
     estimator = fit_split(split).estimator
+    try:
+        M = learned_matrix(estimator, "M")
+    except ValueError:  # no get_mahalanobis_matrix, no components_
+        return None
     L = getattr(estimator, "components_", None)
-    return learned_matrix(estimator, "M"), None if L is None else np.asarray(L, dtype=np.float64)
+    return M, None if L is None else np.asarray(L, dtype=np.float64)
 
 
 def has_matrix(request: FitRequest) -> bool:
