@@ -131,37 +131,16 @@ def test_a_method_without_a_matrix_offers_none(downloads):
     assert not [k for k in keys if k.startswith("dl_matrix")]
 
 
-def test_the_notebook_runs_and_gives_the_pages_coordinates_and_number(downloads, tmp_path):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    import os
-    import sys
-
+def test_the_notebook_runs_and_gives_the_pages_coordinates_and_number(downloads):
     at = run_page("embed", IRIS_NCA)
     assert_clean(at)
-    notebook = nbformat.reads(downloads(at, "dl_notebook").decode(), as_version=4)
-    assert len(notebook_code_cells(downloads(at, "dl_notebook"))) == 2  # the code, the figure
-    notebook.cells.append(
-        nbformat.v4.new_code_cell("import json\nprint('Z=' + json.dumps(Z.tolist()))")
-    )
-    path_before = os.environ.get("PATH", "")
-    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + path_before
-    try:
-        nbclient.NotebookClient(
-            notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": "."}}
-        ).execute()
-    finally:
-        os.environ["PATH"] = path_before
-    printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
+    made = downloads(at, "dl_notebook")
+    assert len(notebook_code_cells(made)) == 2  # the page's code, the figure
+    outputs = _execute(made, "import json\nprint('Z=' + json.dumps(Z.tolist()))")
+    printed = "".join(o.get("text", "") for o in outputs)
     accuracy = at.metric[0].value
     assert f"1-NN accuracy: {accuracy}" in printed
-    figure = [
-        o
-        for cell in notebook.cells
-        for o in cell.get("outputs", [])
-        if "application/vnd.plotly.v1+json" in o.get("data", {})
-    ]
+    figure = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert figure, "the figure cell drew nothing"
     Z = np.array(json.loads(re.search(r"Z=(\[.*\])", printed).group(1)))
     table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
@@ -328,3 +307,43 @@ def test_dissimilarity_tangent_and_draw_offer_their_files(downloads):
     table = read_coordinates_csv(downloads(at, "dl_drawing").decode())
     np.testing.assert_array_equal(table["Z"], [[0.1, 0.2], [0.3, 0.4], [-0.5, 0.5]])
     np.testing.assert_array_equal(table["label"], [0, 1, 1])
+
+
+def _execute(notebook_bytes: bytes, *more_cells: str):
+    """Run a notebook (and `more_cells` after its own) with a Jupyter kernel of this interpreter,
+    from the checkout; its outputs."""
+    import os
+    import sys
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.reads(notebook_bytes.decode(), as_version=4)
+    notebook.cells += [nbformat.v4.new_code_cell(code) for code in more_cells]
+    path_before = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + path_before
+    try:
+        nbclient.NotebookClient(
+            notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": "."}}
+        ).execute()
+    finally:
+        os.environ["PATH"] = path_before
+    return [o for cell in notebook.cells for o in cell.get("outputs", [])]
+
+
+def test_the_compare_and_dissimilarity_notebooks_run_and_draw():
+    from metriclab.export import notebook_from_code
+    from metriclab.ui.compare import COMPARISON_FIGURE, ComparisonRequest
+    from metriclab.ui.dissimilarity import DISSIMILARITY_FIGURE
+    from metriclab.ui.shared.code_snippets import compare_snippet, dissimilarity_snippet
+    from tests.apptest_helpers import fit_request
+
+    comparison = ComparisonRequest(("iris",), ("pca",), 2, classifier="knn:5")
+    request = fit_request("iris", "zhang_mds", scaling="standardise")
+    for code, figure, printed in (
+        (compare_snippet(comparison), COMPARISON_FIGURE, "accuracy_mean"),
+        (dissimilarity_snippet(request), DISSIMILARITY_FIGURE, "Fisher separable"),
+    ):
+        outputs = _execute(notebook_from_code(code, "a page", figure))
+        assert printed in "".join(o.get("text", "") for o in outputs)
+        assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)
