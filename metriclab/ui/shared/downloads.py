@@ -113,11 +113,12 @@ def neighbours_button(container, Z, k: int, *, stem: str, key: str, index=None) 
     k = int(min(max(1, k), n - 1))
     _button(
         container,
-        f"{k} nearest neighbours (CSV)",
+        "Neighbours (CSV)",
         export.neighbours_csv(Z, k, index=index).encode(),
         (f"{stem}-neighbours-k{k}.csv", "text/csv"),
         key,
-        "each point's k nearest other points in the embedding, nearest first, with distances",
+        f"each point's {k} nearest other points in the embedding (k as in the quality line), "
+        "nearest first, with their distances",
     )
 
 
