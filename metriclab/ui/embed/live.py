@@ -119,8 +119,8 @@ def show_scores(
     st.caption(scaling_note(page.dataset, page.request.scaling, spec, result.mask))
     same_dim = result.Z is not None and first is not None and not first[0].startswith("Euclid")
     st.caption(
-        f"**{spec.label}** on this split, scored by the **{name}** rule; fit in "
-        f"{result.fit_time * 1000:.0f} ms (cached after the first time). "
+        f"**{spec.label}** on this split; fit in {result.fit_time * 1000:.0f} ms (cached after "
+        "the first time). "
         + (
             f"The arrow is the difference to **{first[0]}** "
             + ("(same output dimension)." if same_dim else "(the input space).")
