@@ -237,7 +237,14 @@ def test_teaching_presets_set_the_whole_view():
 def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     """Issue 40 item 3: one link schema. The pages' links hold exactly the keys of the fit's
     `FitRequest.link` (plus the page's own view keys), spelled by the request."""
-    from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef, label_value_key
+    from metriclab.ui.shared.fit_request import (
+        CLASSIFIER_KEY,
+        QUALITY_K_KEY,
+        DataRef,
+        FitRequest,
+        SplitRef,
+        label_value_key,
+    )
 
     def link(at) -> dict:
         return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
@@ -251,7 +258,8 @@ def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     read = FitRequest.from_link(shown)  # the link reopens the page's fit, parameters included
     assert replace(read, params=()) == request and read.params
     assert read.values == {p.name: at.session_state[f"p.nca.{p.name}"] for p in read.spec.params}
-    assert set(shown) - set(read.link()) == {"mode"}  # besides the fit's keys, the view's own
+    view_keys = {"mode", CLASSIFIER_KEY, QUALITY_K_KEY}  # the live view's own (issue 37)
+    assert set(shown) - set(read.link()) == view_keys
     assert label_value_key("per_class") in shown and label_value_key("fraction") not in shown
     at = run_page("dissimilarity", {"ds": "two_rings"})
     assert not at.exception

@@ -211,7 +211,7 @@ def test_compare_runs_only_on_the_button_and_shows_chart_table_downloads():
     table = at.dataframe[0].value
     assert set(table["method"]) == {"euclidean", "pca"}
     assert (table["n_splits"] == 2).all()
-    assert len(at.get("download_button")) == 3
+    assert len(at.get("download_button")) == 4  # CSV, summary, HTML and the notebook
     assert at.query_params["cm"] in ("pca", ["pca"])
 
 

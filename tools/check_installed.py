@@ -3,10 +3,11 @@ fresh virtual environment, and from a folder outside the checkout: the distribut
 `metriclab --version`, every data set by name (the unlisted ones too), fit methods, the command
 line as the installed script (usage lines, `reproduce all --fast` and `claims --tables` on its
 output, `claims --write` never into the package, `bench` pointing to the checkout, the cache in
-the user's cache folder), then `metriclab app` headless with no option of ours: in Chromium the
-pages render, Streamlit's usage statistics are off, no Deploy button, no request to another host;
-and the gallery's examples run (Plotly, no matplotlib); `metriclab class --workers 2` serves through
-HAProxy (Debian's haproxy, installed by .ci/run).
+the user's cache folder), the Embed page's downloaded notebook in a Jupyter kernel, then
+`metriclab app` headless with no option of ours: in Chromium the pages render, Streamlit's
+usage statistics are off, no Deploy button, no request to another host; and the gallery's
+examples run (Plotly, no matplotlib); `metriclab class --workers 2` serves through HAProxy
+(Debian's haproxy, installed by .ci/run).
 
     python tools/check_installed.py [--wheel dist/metric_learning_lab-*.whl] [--keep]
 
@@ -79,6 +80,32 @@ shown = []
 go.Figure.show = lambda self, *args, **kwargs: shown.append(self)
 runpy.run_path(sys.argv[1], run_name="__main__")
 assert shown, f"{sys.argv[1]} showed no figure"
+"""
+
+
+# The Embed page's "Download as notebook" (issue 37, item 4), made by the installed package for a
+# small view and run by a Jupyter kernel of the installed environment: it must finish, print the
+# page's number and leave the coordinates.
+RUN_NOTEBOOK = r"""
+import nbclient, nbformat
+from pathlib import Path
+from metriclab.export import notebook_from_code
+from metriclab.ui.shared.code_snippets import embed_snippet
+from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
+
+request = FitRequest(DataRef("iris"), SplitRef("fraction", 0.1, 0), "nca", (), "standardise")
+made = notebook_from_code(embed_snippet(request), "NCA on iris, as on the Embed page")
+Path("view.ipynb").write_bytes(made)  # as the person downloads it
+notebook = nbformat.reads(Path("view.ipynb").read_text(encoding="utf-8"), as_version=4)
+notebook.cells.append(nbformat.v4.new_code_cell(
+    "import numpy as np\nprint('coordinates', Z.shape, bool(np.isfinite(Z).all()))"))
+nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
+outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+printed = "".join(o.get("text", "") for o in outputs)
+assert "1-NN accuracy: " in printed, printed
+assert "coordinates (150, 2) True" in printed, printed
+assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs), "no figure"
+print("  the Embed page's notebook runs in a Jupyter kernel: " + printed.splitlines()[0])
 """
 
 
@@ -301,6 +328,11 @@ def main() -> int:
                     "metriclab.__file__))"], cwd=outside, env=env).strip()
         )  # fmt: skip
         check_command_line(venv / "bin" / "metriclab", outside, package, env)
+        # a person runs the downloaded notebook with Jupyter: its kernel in the same environment
+        run([str(python), "-m", "pip", "install", "-q", "nbclient", "nbformat", "ipykernel"],
+            env=bare)  # fmt: skip
+        kernel_env = {**env, "PATH": str(venv / "bin") + os.pathsep + env.get("PATH", "")}
+        run([str(python), "-c", RUN_NOTEBOOK], cwd=outside, env=kernel_env)
         if not args.no_class:
             check_class(venv / "bin" / "metriclab", outside, env)
         from metriclab.deploy import wait_healthy

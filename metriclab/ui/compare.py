@@ -13,12 +13,14 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY, projection
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import presentation
+from metriclab.ui.shared import downloads, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.code_snippets import compare_snippet, session_sets, show_code
 from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import CLASSIFIER_KEY
 from metriclab.ui.shared.pickers import dataset_choices, dataset_label, explainer
 from metriclab.ui.shared.preprocessing import scaling_notes, scaling_picker_many
+from metriclab.ui.shared.quality_panel import classifier_label, classifier_widget
 from metriclab.ui.shared.runs import Progress, RunMemo
 from metriclab.ui.shared.state import form_is_ready, mark_form_drawn, publish, seed_from_url
 from metriclab.ui.shared.widgets import display_table
@@ -45,6 +47,7 @@ class ComparisonRequest:
     protocol: str = "auto"
     scaling: str = "auto"
     seed: int = 0
+    classifier: str = "1nn"  # the rule in each embedding (quality_panel.CLASSIFIERS)
 
     def __post_init__(self):
         object.__setattr__(self, "sets", tuple(self.sets))
@@ -59,6 +62,7 @@ class ComparisonRequest:
             "cfrac": self.fraction,
             "protocol": self.protocol,
             "cpp": self.scaling,
+            CLASSIFIER_KEY: self.classifier,
         }
 
 
@@ -115,6 +119,7 @@ def _comparison(comparison: ComparisonRequest, progress: Progress | None = None)
         n_splits=int(comparison.n_splits),
         fraction=float(comparison.fraction),
         protocol=comparison.protocol,
+        classifier=comparison.classifier,
         seed=comparison.seed,
         preprocess=comparison.scaling,
     )
@@ -262,12 +267,44 @@ def _download(column, what: str, data, suffix: str) -> None:
     )
 
 
+def _more_downloads(bars: go.Figure, boxes: go.Figure, code: str) -> None:
+    """The figures as SVG for slides and the notebook that reruns the comparison."""
+    with downloads.download_area("Download: SVG figures, notebook"):
+        c1, c2, c3 = st.columns(3)
+        downloads.svg_button(
+            c1, bars, stem="metriclab-comparison-bars", key="dl_svg_bars", what="Bar chart"
+        )
+        downloads.svg_button(
+            c2, boxes, stem="metriclab-comparison-boxes", key="dl_svg_boxes", what="Box plot"
+        )
+        if code:
+            downloads.notebook_button(
+                c3,
+                code,
+                title="The Compare page's comparison",
+                stem="metriclab-comparison",
+                key="dl_notebook",
+                figure_code=COMPARISON_FIGURE,
+            )
+
+
+COMPARISON_FIGURE = "\n".join(
+    [
+        "from metriclab.plotting import comparison",
+        "",
+        "# one box per method and data set: the accuracies over the splits",
+        "fig = comparison(results)",
+        "fig",
+    ]
+)
+
+
 def render() -> None:
     """The page below its title (pages/compare.py calls it)."""
     explainer(
         "Each method is fitted on the same seeded random splits of each data set (a share of each "
-        "class labeled, the rest held out) and scored by the 1-NN rule in its embedding (or its own "
-        "predictions for classifiers). Bars are the mean accuracy over the splits with ±1 standard "
+        "class labeled, the rest held out) and scored by the chosen classifier in its embedding (1-NN, "
+        "5-NN or the nearest class mean; a classifier method's own predictions). Bars are the mean accuracy over the splits with ±1 standard "
         "deviation. Two baselines run on the same splits with the same feature scaling: the Euclidean "
         "input space with all its features, and PCA to the output dimension of the learned maps (an "
         "unsupervised map of the same size). The table gives each method's paired difference to both, "
@@ -305,7 +342,7 @@ def render() -> None:
             key="cm",
             format_func=lambda k: REGISTRY[k].label,
         )
-        c1, c2, c3 = st.columns(3)
+        c1, c2, c3, c4 = st.columns(4)
         n_splits = c1.slider("Splits", 1, 30, key="splits")
         fraction = c2.select_slider(
             "Labeled fraction",
@@ -319,11 +356,14 @@ def render() -> None:
             key="protocol",
             format_func=PROTOCOLS.get,
         )
+        classifier = classifier_widget(c4)
         scaling = scaling_picker_many(st)
         submitted = st.form_submit_button("Run", type="primary", disabled=not form_ready)
     mark_form_drawn("compare", rerun=not form_ready)
 
-    comparison = ComparisonRequest(sets, methods, n_splits, fraction, protocol, scaling)
+    comparison = ComparisonRequest(
+        sets, methods, n_splits, fraction, protocol, scaling, classifier=classifier
+    )
     publish(comparison.link())
 
     if submitted:
@@ -342,6 +382,7 @@ def render() -> None:
                 st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
                 code = compare_snippet(comparison, session_sets(sets))
                 st.session_state["_compare_code"] = code
+                st.session_state["_compare_classifier"] = classifier
 
     results = st.session_state.get("_compare_results")
     if results is None:
@@ -349,6 +390,8 @@ def render() -> None:
         st.stop()
 
     st.markdown(st.session_state.get("_compare_scaling", ""))
+    scored_by = st.session_state.get("_compare_classifier", "1nn")
+    st.caption(f"Each embedding scored by the **{classifier_label(scored_by)}** rule.")
     failed = results[results["status"] != "ok"]
     if len(failed):
         st.warning(failure_summary(failed, len(results)))
@@ -360,7 +403,7 @@ def render() -> None:
     if summary is not None:
         st.dataframe(display_table(summary), hide_index=True)
         st.caption(
-            "**diff vs Euclidean (all features)**: against 1-NN in the input space with every feature. "
+            "**diff vs Euclidean (all features)**: against the same classifier in the input space with every feature. "
             "**diff vs PCA (same dimension)**: against PCA to the method's own output dimension (the "
             "*same-dimension baseline* column), fitted on the same splits with the same scaling, so a "
             "2-D map is judged against another 2-D map. W/T/L: splits won/tied/lost; p: Wilcoxon."
@@ -376,7 +419,9 @@ def render() -> None:
         html = (results, figure_html(bars))
         st.session_state["_compare_html"] = html
     _download(c3, "figure (HTML)", html[1], "comparison.html")
-    show_code(st.session_state.get("_compare_code", ""))
+    code = st.session_state.get("_compare_code", "")
+    show_code(code)
+    _more_downloads(bars, boxes, code)
     st.caption(
         "The HTML figure is self-contained (plotly.js inlined) and opens offline; the camera icon on "
         "the chart's toolbar saves it as PNG."

@@ -11,7 +11,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import cache, code_snippets, compute
+from metriclab.ui.shared import cache, code_snippets, compute, downloads
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
@@ -102,7 +102,8 @@ def render() -> None:
         mask = result.mask
         st.caption(scaling_note(ds, scaling, spec, mask))
         ds_full = dataset(name, request.data.params)
-        code_snippets.show_code(code_snippets.dissimilarity_snippet(request, ds_full))
+        snippet = code_snippets.dissimilarity_snippet(request, ds_full)
+        code_snippets.show_code(snippet)
         shown = [k for k in MATRICES if k in result.extras]
         if not shown:
             st.info(
@@ -189,4 +190,59 @@ def render() -> None:
                 key="weights",
             )
 
+        guarded(_downloads, request, result, ds, figures, snippet, context="downloads")
+
     matrices_view()
+
+
+DISSIMILARITY_FIGURE = "\n".join(
+    [
+        "from metriclab.plotting import dissimilarity",
+        "",
+        "# rows and columns sorted by class: dark diagonal blocks = small within-class distances",
+        "fig = dissimilarity(D, D_labels)",
+        "fig",
+    ]
+)
+
+
+def _downloads(request, result, ds, figures, snippet: str) -> None:
+    """The page's matrices (.npy and CSV) and heat maps (SVG), the embedding's coordinates, and
+    the notebook that recomputes the checks and draws the dissimilarity."""
+    import scipy.sparse
+
+    stem = downloads.file_name(request.data.name.split(":")[-1], request.method)
+    with downloads.download_area():
+        left, middle, right = st.columns(3)
+        for key in MATRICES:
+            M = result.extras.get(key)
+            if M is None:
+                continue
+            M = M.toarray() if scipy.sparse.issparse(M) else np.asarray(M)
+            title = MATRICES[key][0]
+            downloads.matrix_buttons(
+                left, M, stem=f"{stem}-{key.rstrip('_')}", key=f"dl_{key}", what=title
+            )
+        for key, fig in figures:
+            downloads.svg_button(
+                middle,
+                fig,
+                stem=f"{stem}-{key.rstrip('_')}",
+                key=f"dl_svg_{key}",
+                what=f"{MATRICES.get(key, ('Euclidean distances',))[0]} heat map",
+            )
+        if result.Z is not None:
+            downloads.coordinates_button(
+                right,
+                downloads.Points(result.Z, ds.y, result.mask),
+                stem=stem,
+                key="dl_coordinates",
+            )
+        downloads.notebook_button(
+            right,
+            snippet,
+            title=f"{request.spec.label} on {ds.name}: dissimilarities",
+            stem=f"{stem}-dissimilarity",
+            key="dl_notebook",
+            figure_code=DISSIMILARITY_FIGURE,
+        )

@@ -155,6 +155,30 @@ def canvas(class_index: int) -> None:
         strokes().append(stroke)
         st.session_state[_CANVAS] = counter + 1  # the next chart starts with no selection
         st.rerun()
+    if len(xy):
+        _downloads(xy, labels)
+
+
+def _downloads(xy: np.ndarray, labels: np.ndarray) -> None:
+    """The drawn points as CSV (index, class code, every point labelled, x and y) and the drawing
+    as SVG (without the canvas's invisible grid)."""
+    from metriclab.ui.shared import downloads
+
+    with downloads.download_area():
+        left, right = st.columns(2)
+        downloads.coordinates_button(
+            left,
+            downloads.Points(xy, labels, np.ones(len(xy), dtype=bool)),
+            stem="metriclab-drawing",
+            key="dl_drawing",
+            label="Drawn points (CSV)",
+            help="index, class code (0 = A, 1 = B, ...), labelled, held out, x, y",
+        )
+        fig = canvas_figure(xy, labels)
+        fig.data = fig.data[GRID_CURVE + 1 :]  # the drawn classes, not the clickable grid
+        downloads.svg_button(
+            right, fig, stem="metriclab-drawing", key="dl_svg_drawing", what="Drawing"
+        )
 
 
 def undo() -> None:

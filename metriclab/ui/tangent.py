@@ -14,7 +14,7 @@ from metriclab import plots
 from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import cache
+from metriclab.ui.shared import cache, downloads
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
@@ -151,6 +151,8 @@ def render() -> None:
                 key="moved",
             )
 
+    if pictures is not None:
+        guarded(_downloads, ds, query_idx[q], transform, pictures, context="downloads")
     found = guarded(
         cache.tangent_neighbours, data, q, tset, bool(two_sided), context="nearest neighbours"
     )
@@ -197,4 +199,37 @@ def render() -> None:
         st.caption(
             f"{train_idx.size} training and {query_idx.size} held-out images of {ds.name}; the "
             "thesis' USPS table uses the full 7291/2007 split (see the Reproduce page)."
+        )
+
+
+def _downloads(ds, index: int, transform: str, pictures) -> None:
+    """The query image's tangent vectors (one row per transformation, one column per pixel) and
+    the moved images as .npy and CSV, and the tangent vectors' picture as SVG."""
+    T, moved = pictures
+    stem = downloads.file_name(ds.name, f"image{int(index)}")
+    with downloads.download_area():
+        left, middle, right = st.columns(3)
+        downloads.matrix_buttons(left, T, stem=stem, key="dl_tangents", what="Tangent vectors")
+        downloads.matrix_buttons(
+            middle,
+            moved,
+            stem=f"{stem}-{transform}",
+            key="dl_moved",
+            what="Moved images",
+        )
+        fig = plots.image_grid(
+            T,
+            tuple(ds.image_shape),
+            [readable(t) for t in TRANSFORMS],
+            n_cols=len(TRANSFORMS),
+            title=f"Tangent vectors of image {int(index)} of {ds.name}",
+            signed=True,
+        )
+        downloads.svg_button(
+            right, fig, stem=f"{stem}-tangents", key="dl_svg_tangents", what="Tangent vectors"
+        )
+        st.caption(
+            f"Rows: the {len(TRANSFORMS)} transformations in the order shown "
+            f"({', '.join(TRANSFORMS)}); moved images: x + a·t for a in the order shown; "
+            f"columns: the {int(np.prod(ds.image_shape))} pixels, row by row."
         )

@@ -14,7 +14,15 @@ from metriclab.methods import REGISTRY, input_space, projection
 from metriclab.preprocess import scale_features
 from metriclab.ui.embed import overlays, presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
-from metriclab.ui.shared import cache, code_snippets, compute, presentation, runs
+from metriclab.ui.shared import (
+    cache,
+    code_snippets,
+    compute,
+    downloads,
+    presentation,
+    quality_panel,
+    runs,
+)
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.compute import collapse_warning
 from metriclab.ui.shared.errors import guarded
@@ -69,23 +77,42 @@ def split_sentence(page: EmbedPage, result, fitted_references) -> str:
     return text + " One split decides little: the spread over 10 split seeds tests it."
 
 
-def show_scores(page: EmbedPage, result, fitted_references) -> None:
-    """The method's accuracy beside the references; the delta is against the first (comparable)."""
+def show_scores(
+    page: EmbedPage, result, fitted_references, request: FitRequest | None = None
+) -> None:
+    """The method's accuracy (by the chosen classifier) beside the references; the delta is
+    against the first (comparable). Below: the classifier, the accuracy beside chance and the
+    neighbourhood measures (`quality_panel`)."""
     spec = page.spec
-    cols = st.columns(1 + len(fitted_references) + 1)
+    tiles = st.container()
+    classifier, controls = "1nn", None
+    if result.Z is not None:
+        controls = st.columns([2, 1, 2])  # classifier, k, overlay: one row below the tiles
+        classifier = quality_panel.classifier_widget(controls[0])
+        y = page.dataset.y if request is None else cache.resolve(request)[0].y
+        result = quality_panel.rescored(result, y, classifier)
+        fitted_references = [
+            (label, quality_panel.rescored(fitted, y, classifier))
+            for label, fitted in fitted_references
+        ]
+    name = quality_panel.classifier_label(classifier)
+    cols = tiles.columns(1 + len(fitted_references) + 1)
     first = fitted_references[0] if fitted_references else None
     cols[0].metric(
-        "1-NN accuracy" if result.Z is not None else "accuracy",
+        f"{name} accuracy" if result.Z is not None else "accuracy",
         f"{result.accuracy:.3f}",
         delta=None if first is None else f"{result.accuracy - first[1].accuracy:+.3f}",
         help=spec.label if first is None else f"{spec.label}; the arrow: minus {first[0]}",
     )
     for col, (label, fitted) in zip(cols[1:], fitted_references, strict=False):
-        col.metric(label, f"{fitted.accuracy:.3f}", help=f"1-NN accuracy, {label}")
+        col.metric(label, f"{fitted.accuracy:.3f}", help=f"{name} accuracy, {label}")
     cols[-1].metric(
         "labeled / unlabeled",
         f"{_count(int(result.mask.sum()))} / {_count(int((~result.mask).sum()))}",
     )
+    if request is not None:
+        label = spec.label.split(" (")[0]
+        quality_panel.show_quality(request, result, classifier, label, controls)
     sentence = split_sentence(page, result, fitted_references)
     if sentence:
         st.markdown(sentence)
@@ -399,7 +426,7 @@ def live_view(page: EmbedPage) -> None:
             return
         if present:
             _draw(page, request, result)
-        show_scores(page, result, fitted_references)
+        show_scores(page, result, fitted_references, request)
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
             st.warning(collapsed, icon=":material/warning:")
@@ -411,7 +438,9 @@ def live_view(page: EmbedPage) -> None:
             _draw(page, request, result)
         if bar is not None:
             bar.empty()
-        code_snippets.show_code(code_snippets.embed_snippet(request, page.dataset))
+        snippet = code_snippets.embed_snippet(request, page.dataset)
+        code_snippets.show_code(snippet)
+        guarded(downloads.embed_downloads, request, result, snippet, context="downloads")
     if timing_enabled():  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)
         print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

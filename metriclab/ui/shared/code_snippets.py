@@ -376,6 +376,12 @@ def dissimilarity_snippet(request, dataset: Dataset | None = None) -> str:
     )
 
 
+def _classifier_argument(comparison) -> dict[str, str]:
+    """compare()'s `classifier` where the page chose another than its default 1-NN."""
+    classifier = getattr(comparison, "classifier", "1nn")
+    return {} if classifier == "1nn" else {"classifier": classifier}
+
+
 def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -> str:
     """The Compare page: the same repeated-split comparison (a `ComparisonRequest`), then its
     summary's mean accuracies. `datasets` gives the Dataset of each upload or drawing among its
@@ -403,6 +409,7 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
                 "n_splits": int(comparison.n_splits),
                 "fraction": float(comparison.fraction),
                 "protocol": comparison.protocol,
+                **_classifier_argument(comparison),
                 "seed": int(comparison.seed),
                 "preprocess": comparison.scaling,
             },

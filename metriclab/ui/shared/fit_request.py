@@ -24,6 +24,8 @@ CAP_KEY = "cap"  # the stratified subsample's size (the Embed page's "Points use
 LABELS_KEY = "lab"  # "fraction" or "per_class"
 SPLIT_SEED_KEY = "seed"
 SCALING_KEY = "pp"
+CLASSIFIER_KEY = "clf"  # the classifier in the embedding: 1nn, knn:5, nearest_mean (Embed, Compare)
+QUALITY_K_KEY = "qk"  # the k of trustworthiness, continuity and the kept neighbours
 METHOD_KEY = "method"  # the Embed page's method; a page with its own picker passes its own key
 UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
 PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
