@@ -24,6 +24,7 @@ LABELS_KEY = "lab"  # "fraction" or "per_class"
 SPLIT_SEED_KEY = "seed"
 SCALING_KEY = "pp"
 METHOD_KEY = "method"  # the Embed page's method; a page with its own picker passes its own key
+TEST_KEY = "test"  # the share of the points held out of the fit and mapped (Embed; 0: none)
 UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
 PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
 GENERATOR_PREFIX = "d."  # d.<data set>.<name>: a synthetic generator's parameter
