@@ -386,29 +386,18 @@ def show_query_neighbours(request: FitRequest, new: NewPoints, X_new) -> None:
     st.dataframe(neighbour_table(request, new), hide_index=True, width="stretch")
     if ds.image_shape is None:
         return
-    names, last = _names(ds), len(new.coordinates) - 1
+    last = len(new.coordinates) - 1
     spaces = [
         (f"{name}'s embedding", new.embedding_neighbours[last], new.embedding_distances[last]),
         ("Euclidean input", new.input_neighbours[last], new.input_distances[last]),
     ]
     for label, idx, dist in spaces:
-        titles = [f"new point {last + 1}"] + [
-            f"{names[ds.y[j]]}<br>d = {d}"
-            for j, d in zip(idx, overlays.distance_labels(dist), strict=True)
-        ]
-        images = np.vstack([np.asarray(X_new[last], np.float64)[None], ds.X[idx]])
-        draw_chart(
-            st,
-            plots.image_grid(
-                images,
-                tuple(ds.image_shape),
-                titles,
-                n_cols=6,
-                title=f"new point {last + 1}: nearest under {label}",
-                row_height=110,
-                font_size=13,
-            ),
-            key="new_point_neighbours_" + label.replace(" ", "_"),
+        overlays.neighbour_grid(
+            ds,
+            (X_new[last], f"new point {last + 1}"),
+            (idx, dist),
+            f"new point {last + 1}: nearest under {label}",
+            "new_point_neighbours_" + label,
         )
 
 
