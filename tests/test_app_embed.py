@@ -235,7 +235,13 @@ def test_teaching_presets_set_the_whole_view():
 def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     """Issue 40 item 3: one link schema. The pages' links hold exactly the keys of the fit's
     `FitRequest.link` (plus the page's own view keys), spelled by the request."""
-    from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef, label_value_key
+    from metriclab.ui.shared.fit_request import (
+        TEST_KEY,
+        DataRef,
+        FitRequest,
+        SplitRef,
+        label_value_key,
+    )
 
     def link(at) -> dict:
         return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
@@ -246,7 +252,8 @@ def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     shown = link(at)
     spec = request.spec
     params = {k: shown[k] for k in shown if k.startswith("p.nca.")}
-    assert {k for k in shown if not k.startswith("p.")} == {*request.link(), "mode"} - {"cap"}
+    view_keys = {"mode", TEST_KEY}  # the view mode and the held-out share (issue 37)
+    assert {k for k in shown if not k.startswith("p.")} == {*request.link(), *view_keys} - {"cap"}
     assert set(params) <= {f"p.nca.{p.name}" for p in spec.params} and params
     assert label_value_key("per_class") in shown and label_value_key("fraction") not in shown
     at = run_page("dissimilarity", {"ds": "two_rings"})
