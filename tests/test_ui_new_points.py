@@ -26,7 +26,10 @@ def assert_clean(at):
 
 
 def traces(fig, name):
-    return [t for t in fig["data"] if str(t.get("name", "")).startswith(name)]
+    """The traces of points named `name...` (not their legend entries)."""
+    return [
+        t for t in fig["data"] if str(t.get("name", "")).startswith(name) and t.get("customdata")
+    ]
 
 
 def drawn_points(fig) -> dict[int, tuple[float, float]]:
@@ -160,7 +163,7 @@ def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
     assert list(table["index"]) == ref[new.embedding_neighbours[0]].tolist()
     np.testing.assert_allclose(table["distance"], new.embedding_distances[0])
     # the input panel shows it too, and "Clear new points" removes it
-    (panel,) = [f for f in figures(at) if traces(f, "click to add a point")]
+    (panel,) = [f for f in figures(at) if "Input space" in str(f["layout"].get("title"))]
     (mark,) = traces(panel, QUERY_NAME)
     np.testing.assert_allclose([values(mark["x"])[0], values(mark["y"])[0]], [0.5, 0.25])
     at.button(key="new_points_clear").click().run()

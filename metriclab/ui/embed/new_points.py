@@ -188,10 +188,10 @@ def _strip(coords: np.ndarray, rows: np.ndarray, seed: int) -> np.ndarray:
 
 def held_out_traces(request: FitRequest, test: float, seed: int = 0, drawn=None) -> list:
     """The held-out points where the method fitted without them maps them: one trace of open
-    diamonds in their class colours, named "held out (mapped)", hover and click giving their
-    index (customdata [index, class]). `drawn`: every point's coordinates as the panel draws
-    the placement's embedding (default: the embedding itself). No trace where nothing is held
-    out."""
+    diamonds in their class colours, hover and click giving their index (customdata [index,
+    class]), and its legend entry "held out (mapped) (n)" in grey (one click on it hides or
+    shows them). `drawn`: every point's coordinates as the panel draws the placement's
+    embedding (default: the embedding itself). No trace where nothing is held out."""
     if not test > 0:
         return []
     place = placement(request, test, seed)
@@ -201,24 +201,31 @@ def held_out_traces(request: FitRequest, test: float, seed: int = 0, drawn=None)
     coords = _apply(W, place.embedding)[held] if shown is None else shown[held]
     coords = _strip(coords, ds.y[held], 1)
     names = _names(ds)
+    name = f"{HELD_OUT_NAME} ({held.size})"
+    marker = dict(size=11, symbol="diamond-open", line=dict(width=2.5))
     return [
         go.Scatter(
             x=coords[:, 0],
             y=coords[:, 1],
             mode="markers",
-            name=f"{HELD_OUT_NAME} ({held.size})",
+            name=name,
             legendgroup="_held_out",
-            legendrank=1999,
-            marker=dict(
-                color=[class_color(c) for c in ds.y[held]],
-                size=11,
-                symbol="diamond-open",
-                line=dict(width=2.5),
-            ),
+            showlegend=False,
+            marker=dict(color=[class_color(c) for c in ds.y[held]], **marker),
             customdata=[[int(i), names[ds.y[i]]] for i in held],
             hovertemplate="index %{customdata[0]}<br>%{customdata[1]}, held out of the fit "
             "(mapped)<extra></extra>",
-        )
+        ),
+        go.Scatter(  # the legend's entry: in no class's colour
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=name,
+            legendgroup="_held_out",
+            legendrank=1999,
+            marker=dict(color="#555555", **marker),
+            hoverinfo="skip",
+        ),
     ]
 
 
@@ -471,7 +478,8 @@ def input_panel(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
                 textposition="top right",
                 name=QUERY_NAME,
                 marker=dict(color="#111111", size=16, symbol="star"),
-                hoverinfo="skip",
+                customdata=[[f"new point {k + 1}"] for k in range(Q.shape[0])],
+                hovertemplate="%{customdata[0]}<extra></extra>",
             )
         )
     fig.add_traces(_click_layer(U))
@@ -512,7 +520,7 @@ def _click_layer(U: np.ndarray) -> go.Scatter:
         mode="markers",
         name="click to add a point",
         showlegend=False,
-        marker=dict(size=10, color="rgba(0,0,0,0)"),
+        marker=dict(size=2, color="rgba(0,0,0,0)"),  # small: the nearest one wins a click
         selected=dict(marker=dict(opacity=0)),
         unselected=dict(marker=dict(opacity=0)),
         hovertemplate="add a point at (%{x:.3g}, %{y:.3g})<extra></extra>",
@@ -606,6 +614,8 @@ def add_new_point_traces(fig, request: FitRequest, test: float, seed: int, drawn
         stars, new = query_traces(request, X_new, test, seed, drawn)
         traces += stars
     for trace in traces:  # a point outside the chart's frame is drawn on its edge
+        if trace.customdata is None:  # a legend entry
+            continue
         for axis, ranges in (("x", fig.layout.xaxis.range), ("y", fig.layout.yaxis.range)):
             if ranges is not None:
                 trace[axis] = np.clip(np.asarray(trace[axis], dtype=np.float64), *ranges)
