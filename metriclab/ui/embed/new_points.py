@@ -49,6 +49,7 @@ MAX_TEST = 0.5  # the slider's largest held-out share
 TEST_STEP = 0.05
 HELD_OUT_NAME = "held out (mapped)"
 QUERY_NAME = "new point"
+MANY_HELD_OUT = 300  # more held-out points than this are drawn smaller
 MAX_QUERIES = 20  # new points kept per data set (the oldest go first)
 N_NEIGHBOURS = 5
 CLICK_GRID = 41  # the input panel's click layer: CLICK_GRID × CLICK_GRID invisible points
@@ -84,7 +85,7 @@ class Placement:
         return X if self.scaler is None else np.asarray(self.scaler.transform(X), np.float64)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner="new points: fitting the method to place them", max_entries=8)
 def _placement(request: FitRequest, test: float, seed: int, _view: tuple) -> Placement:
     ds, mask = _view
     spec = request.spec
@@ -202,7 +203,10 @@ def held_out_traces(request: FitRequest, test: float, seed: int = 0, drawn=None)
     coords = _strip(coords, ds.y[held], 1)
     names = _names(ds)
     name = f"{HELD_OUT_NAME} ({held.size})"
-    marker = dict(size=11, symbol="diamond-open", line=dict(width=2.5))
+    many = held.size > MANY_HELD_OUT  # smaller, so that they do not cover the fitted points
+    marker = dict(
+        size=8 if many else 11, symbol="diamond-open", line=dict(width=1.5 if many else 2.5)
+    )
     return [
         go.Scatter(
             x=coords[:, 0],
