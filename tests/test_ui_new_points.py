@@ -171,7 +171,7 @@ def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
     assert not traces(figures(at)[0], QUERY_NAME)
 
 
-def test_an_image_set_adds_a_digit_moved_along_a_tangent_and_shows_its_neighbours():
+def test_an_image_set_adds_a_digit_moved_along_a_tangent_or_drawn_and_shows_its_neighbours():
     at = run_page("embed", {"ds": "digits", "method": "pca", "test": "0.3"}, TIMEOUT)
     assert_clean(at)
     at.selectbox(key="new_digit_move").set_value("rotation").run()
@@ -183,3 +183,10 @@ def test_an_image_set_adds_a_digit_moved_along_a_tangent_and_shows_its_neighbour
     assert len(at.dataframe[0].value) == 5
     grids = [f for f in figures(at) if "nearest under" in str(f["layout"].get("title", ""))]
     assert len(grids) == 2  # under the method's embedding and under the Euclidean input
+    # drawn on the pixel grid (it starts from the digit chosen): a second new point
+    at.toggle(key="new_digit_draw").set_value(True).run()
+    assert_clean(at)
+    at.button(key="new_digit_add").click().run()
+    assert_clean(at)
+    (star,) = traces(figures(at)[0], QUERY_NAME)
+    assert len(values(star["x"])) == 2

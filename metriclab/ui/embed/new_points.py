@@ -40,7 +40,7 @@ from metriclab.evaluation.held_out import (
 from metriclab.plots.base import class_color
 from metriclab.preprocess import make_scaler, scaler_fit_rows
 from metriclab.ui.embed import overlays
-from metriclab.ui.shared import cache
+from metriclab.ui.shared import cache, full_size
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.fit_request import TEST_KEY, DataRef, FitRequest
 from metriclab.ui.shared.state import Rule, seed_widget
@@ -119,21 +119,23 @@ def placement(request: FitRequest, test: float = 0.0, seed: int = 0) -> Placemen
     Raises ValueError with the reason where the method cannot place new points (a classifier, a
     method without an out-of-sample map) and on the full-size sets (the held-out fit is not on
     the full-size path)."""
-    reason = out_of_sample_reason(request.spec)
+    reason = cannot_place(request)
     if reason is not None:
         raise ValueError(reason)
-    view = cache.resolve(request)
-    if cache.is_full_size(request.data):
-        raise ValueError(
-            "new points and held-out points are offered on the subsampled sets: choose fewer "
-            "points (the full-size fit keeps no out-of-sample map)"
-        )
-    return _placement(request, float(test), int(seed), view)
+    return _placement(request, float(test), int(seed), cache.resolve(request))
 
 
 def cannot_place(request: FitRequest) -> str | None:
-    """Why the method of `request` cannot place new points, or None."""
-    return out_of_sample_reason(request.spec)
+    """Why the method of `request` cannot place new points here, or None: a method without an
+    out-of-sample map (`out_of_sample_reason`), or a full-size view (its fit is not kept)."""
+    reason = out_of_sample_reason(request.spec)
+    if reason is None and cache.is_full_size(request.data):
+        ds, _ = cache.view_data(request.data)
+        reason = (
+            f"Held-out and new points are offered on up to {full_size.FULL_SIZE:,} points; "
+            f"this view has {ds.n_samples:,} (choose fewer under **Points used**)"
+        )
+    return reason
 
 
 # ------------------------------------------------------------------------- the held-out share
@@ -536,7 +538,8 @@ def _click_layer(U: np.ndarray) -> go.Scatter:
 
 def digit_maker(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
     """Image sets: a digit from the held-out part (any unlabelled one when nothing is held out),
-    moved along a tangent direction (as on the Tangent page) by an amount, and "Add this digit"."""
+    moved along a tangent direction (as on the Tangent page) by an amount, or drawn on a pixel
+    grid that starts from it (`drawn_digit`), and "Add this digit"."""
     from metriclab.methods.tangent import TRANSFORMS, transformed_images
     from metriclab.ui.tangent import AMOUNTS, readable
 
@@ -554,25 +557,34 @@ def digit_maker(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
             key="new_digit_start",
             format_func=lambda i: f"point {i} ({names[ds.y[i]]})",
         )
-        move = st.selectbox(
-            "Move it along",
-            ["none", *TRANSFORMS],
-            key="new_digit_move",
-            format_func=lambda t: "nothing (as it is)" if t == "none" else readable(t),
+        draw = st.toggle(
+            "Draw it on a pixel grid",
+            key="new_digit_draw",
+            help="tick a cell to ink it, untick to erase; the grid starts from the digit chosen",
         )
-        high = max(AMOUNTS.get(move, (0.0, 1.0)))
-        amount = st.slider(
-            "by",
-            -high,
-            high,
-            0.0,
-            step=high / 10,
-            key=f"new_digit_amount.{move}",
-            disabled=move == "none",
-        )
-    image = np.asarray(ds.X[start], dtype=np.float64)
-    if move != "none" and amount != 0:
-        image = transformed_images(image, tuple(ds.image_shape), move, [amount]).reshape(-1)
+        if draw:
+            image = drawn_digit(ds, start)
+        else:
+            move = st.selectbox(
+                "Move it along",
+                ["none", *TRANSFORMS],
+                key="new_digit_move",
+                format_func=lambda t: "nothing (as it is)" if t == "none" else readable(t),
+            )
+            high = max(AMOUNTS.get(move, (0.0, 1.0)))
+            amount = st.slider(
+                "by",
+                -high,
+                high,
+                0.0,
+                step=high / 10,
+                key=f"new_digit_amount.{move}",
+                disabled=move == "none",
+            )
+            image = np.asarray(ds.X[start], dtype=np.float64)
+            if move != "none" and amount != 0:
+                image = transformed_images(image, tuple(ds.image_shape), move, [amount])
+                image = image.reshape(-1)
     with right:
         draw_chart(
             st,
@@ -586,6 +598,33 @@ def digit_maker(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
         args=(request.data, image),
         help="a new point: this image, mapped by the method",
     )
+
+
+GRID_MAX = 16  # the pixel grid's largest side: a 28 × 28 image is edited as 14 × 14 cells
+GRID_CELL_PX = 26  # a cell of the grid, in pixels (16 cells: 416 px, the column beside the preview)
+
+
+def drawn_digit(ds, start: int) -> np.ndarray:
+    """A pixel grid of checkboxes (Streamlit has no drawing canvas): image `start` with its ink
+    ticked (at most GRID_MAX cells a side, each cell a block of pixels); the image the ticks
+    make, in the data's pixel range (ink: its largest value, paper: its smallest)."""
+    h, w = ds.image_shape
+    block = int(np.ceil(max(h, w) / GRID_MAX))
+    gh, gw = -(-h // block), -(-w // block)
+    lo, hi = float(np.min(ds.X)), float(np.max(ds.X))
+    padded = np.full((gh * block, gw * block), lo)
+    padded[:h, :w] = np.asarray(ds.X[start], dtype=np.float64).reshape(h, w)
+    cells = padded.reshape(gh, block, gw, block).mean(axis=(1, 3))
+    columns = [str(c + 1) for c in range(gw)]
+    ink = pd.DataFrame(cells > lo + (hi - lo) / 3, columns=columns)
+    edited = st.data_editor(
+        ink,
+        key=f"new_digit_grid.{start}",
+        hide_index=True,
+        column_config={c: st.column_config.CheckboxColumn(c, width=GRID_CELL_PX) for c in columns},
+    )
+    ticked = np.kron(np.asarray(edited, dtype=bool), np.ones((block, block)))[:h, :w]
+    return (lo + (hi - lo) * ticked).reshape(-1)
 
 
 # ------------------------------------------------------------------------- the live view's use
