@@ -129,6 +129,15 @@ def test_a_bad_share_in_the_link_is_clamped_with_a_notice(text, used, says):
     assert len(held) == (1 if used else 0)
 
 
+def test_a_share_the_split_cannot_give_is_one_error_with_the_reason():
+    query = {"ds": "iris", "method": "nca", "lab": "per_class", "per": "45", "test": "0.5"}
+    at = run_page("embed", query, TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    (error,) = at.error
+    assert "label fewer points" in error.value
+    assert not traces(figures(at)[0], HELD_OUT_NAME)
+
+
 def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
     at = run_page("embed", {"ds": "two_moons", "method": "tdl", "test": "0.3"}, TIMEOUT)
     assert_clean(at)

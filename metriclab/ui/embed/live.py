@@ -285,9 +285,10 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> No
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
         zoom = bool(st.session_state.get(ZOOM_KEY, True))
-        shown, apart = guarded(
-            new_points.shown_fit, request, result, test, seed, context="new points"
-        ) or (result, None)
+        placed = guarded(new_points.shown_fit, request, result, test, seed, context="new points")
+        if placed is None:  # the reason is said once: the page goes on without held-out points
+            test = 0.0
+        shown, apart = placed or (result, None)
         fig, carried, moved = embedding_figure(page, shown, ds, view_id, zoom, apart)
         if shown is not result:
             drawn = st.session_state["_previous"][view_id]
