@@ -240,6 +240,7 @@ def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     from metriclab.ui.shared.fit_request import (
         CLASSIFIER_KEY,
         QUALITY_K_KEY,
+        TEST_KEY,
         DataRef,
         FitRequest,
         SplitRef,
@@ -258,7 +259,7 @@ def test_the_link_of_embed_and_dissimilarity_is_their_fit_requests_link():
     read = FitRequest.from_link(shown)  # the link reopens the page's fit, parameters included
     assert replace(read, params=()) == request and read.params
     assert read.values == {p.name: at.session_state[f"p.nca.{p.name}"] for p in read.spec.params}
-    view_keys = {"mode", CLASSIFIER_KEY, QUALITY_K_KEY}  # the live view's own (issue 37)
+    view_keys = {"mode", TEST_KEY, CLASSIFIER_KEY, QUALITY_K_KEY}  # the live view's own
     assert set(shown) - set(read.link()) == view_keys
     assert label_value_key("per_class") in shown and label_value_key("fraction") not in shown
     at = run_page("dissimilarity", {"ds": "two_rings"})

@@ -12,7 +12,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY, input_space, projection
 from metriclab.preprocess import scale_features
-from metriclab.ui.embed import overlays, presets, spread
+from metriclab.ui.embed import new_points, overlays, presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.shared import (
     cache,
@@ -26,7 +26,7 @@ from metriclab.ui.shared import (
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.compute import collapse_warning
 from metriclab.ui.shared.errors import guarded
-from metriclab.ui.shared.fit_request import FitRequest
+from metriclab.ui.shared.fit_request import TEST_KEY, FitRequest
 from metriclab.ui.shared.preprocessing import scaling_note
 from metriclab.ui.shared.state import Rule, seed_widget
 
@@ -134,12 +134,14 @@ def show_scores(
 ZOOM_KEY = "bulk_zoom"  # the toggle "Zoom to the bulk" (on until the person switches it off)
 
 
-def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True):
+def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, apart=None):
     """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes. Where a
     coordinate is carried by a few points (`plots.coordinate_carriers`, a localised eigenvector),
     `zoom` frames the others (the bulk) and the points outside that frame are drawn on its edge as
-    their own marked trace; without `zoom` every point is drawn where it lies. Returns (figure,
-    carried, moved): the carried coordinates and the mask of the points drawn on the edge."""
+    their own marked trace; without `zoom` every point is drawn where it lies. The points of
+    `apart` (a mask: the held-out ones) are left out of the class traces, for a trace of their
+    own. Returns (figure, carried, moved): the carried coordinates and the mask of the points
+    drawn on the edge."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
     ranges = st.session_state.setdefault("_ranges", {})
@@ -163,16 +165,18 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True):
     moved = np.any(shown != Z, axis=1)
     x_range, y_range = axis_ranges[0], (axis_ranges[1] if Z.shape[1] > 1 else None)
     dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
+    keep = np.ones(Z.shape[0], bool) if apart is None else ~np.asarray(apart, bool)
     fig = plots.embedding_scatter(
-        shown,
-        ds.y,
-        result.mask,
+        shown[keep],
+        ds.y[keep],
+        result.mask[keep],
         ds.target_names,
         title=f"{page.spec.label} on {ds.name}: {dims} embedding",
         x_range=x_range,
         y_range=y_range,
-        at_edge=moved,
-        true_coords=Z,
+        index=np.flatnonzero(keep),
+        at_edge=moved[keep],
+        true_coords=Z[keep],
     )
     return fig, carried, moved
 
@@ -298,15 +302,28 @@ def _images_of_click(request: FitRequest, result, ds) -> None:
     overlays.image_neighbours(ds, focus, [("the embedding", result.Z), ("Euclidean input", X)])
 
 
-def _draw(page: EmbedPage, request: FitRequest, result) -> None:
+def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> None:
     """The chart of the fit: the embedding, or a classifier's predictions on the PCA view; on an
-    image set, a click on a point shows its image and nearest neighbours."""
+    image set, a click on a point shows its image and nearest neighbours. With a held-out share
+    `test` or new points, the fit without the held-out points and their traces (`new_points`)."""
     ds, _ = cache.view_data(request.data)
     spec = page.spec
+    seed = request.split.seed
+    new = None
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
         zoom = bool(st.session_state.get(ZOOM_KEY, True))
-        fig, carried, moved = embedding_figure(page, result, ds, view_id, zoom)
+        placed = guarded(new_points.shown_fit, request, result, test, seed, context="new points")
+        if placed is None:  # the reason is said once: the page goes on without held-out points
+            test = 0.0
+        shown, apart = placed or (result, None)
+        fig, carried, moved = embedding_figure(page, shown, ds, view_id, zoom, apart)
+        if shown is not result:
+            drawn = st.session_state["_previous"][view_id]
+            new = guarded(
+                new_points.add_new_point_traces, fig, request, test, seed, drawn,
+                context="new points",
+            )  # fmt: skip
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
@@ -332,7 +349,7 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
             )
         if images:
             _images_of_click(request, result, ds)
-    else:
+    if result.Z is None:
         fig = plots.embedding_scatter(
             plots.pca_2d(ds.X),
             result.predictions,
@@ -344,6 +361,8 @@ def _draw(page: EmbedPage, request: FitRequest, result) -> None:
         draw_chart(st, presentation.fit_screen(fig), key="embedding")
         wrong = int(np.sum(result.predictions[~result.mask] != ds.y[~result.mask]))
         st.caption(f"{wrong} unlabeled points misclassified")
+    if result.Z is not None or test > 0:
+        guarded(new_points.new_points_section, request, test, seed, new, context="new points")
     if result.eigenvalues is not None and result.eigenvalues.size:
         n_used = result.Z.shape[1] if result.Z is not None else None
         values, note = spectrum_values(page, request, result)
@@ -392,11 +411,13 @@ def live_view(page: EmbedPage) -> None:
         right = st.container()
         with st.expander(f"{page.spec.label}: parameters"):
             params = _parameter_column(page)
+            test = new_points.held_out_share()
     else:
         left, right = st.columns([1, 3])
         with left:
             params = _parameter_column(page)
-    page.publish(params)
+            test = new_points.held_out_share()
+    page.publish(params, keys=[TEST_KEY])
     request = page.with_params(params)
     spec = page.spec
     bar = None
@@ -425,7 +446,7 @@ def live_view(page: EmbedPage) -> None:
         if result is None:
             return
         if present:
-            _draw(page, request, result)
+            _draw(page, request, result, test)
         show_scores(page, result, fitted_references, request)
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
@@ -435,7 +456,7 @@ def live_view(page: EmbedPage) -> None:
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         if not present:
-            _draw(page, request, result)
+            _draw(page, request, result, test)
         if bar is not None:
             bar.empty()
         snippet = code_snippets.embed_snippet(request, page.dataset)

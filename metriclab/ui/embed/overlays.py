@@ -214,30 +214,39 @@ def image_neighbours(ds, focus: int, spaces: list) -> None:
     """Image sets: point `focus`'s image beside its five nearest neighbours in each of `spaces`
     ([(label, coordinates of every point)]), one grid each, one under the other (wide enough for
     level captions), with distances that tell the neighbours apart."""
+    names = [str(t) for t in ds.target_names]
+    for label, space in spaces:
+        found = nearest_neighbours(space, focus, 5)
+        first = (ds.X[focus], f"point {focus}<br>{names[ds.y[focus]]}")
+        neighbour_grid(ds, first, found, f"nearest under {label}", "neighbours_" + label)
+
+
+def neighbour_grid(ds, first: tuple, found: tuple, title: str, key: str) -> None:
+    """One image (`first`: (pixels, title)) beside its neighbours (`found`: (indices into ds,
+    distances)) in one grid, each titled with its class and a distance that tells it apart."""
     import streamlit as st
 
     from metriclab import plots
     from metriclab.ui.shared.charts import draw_chart
 
     names = [str(t) for t in ds.target_names]
-    for label, space in spaces:
-        idx, dist = nearest_neighbours(space, focus, 5)
-        titles = [f"point {focus}<br>{names[ds.y[focus]]}"] + [
-            f"{names[ds.y[j]]}<br>d = {d}" for j, d in zip(idx, distance_labels(dist), strict=True)
-        ]
-        draw_chart(
-            st,
-            plots.image_grid(
-                ds.X[np.concatenate([[focus], idx])],
-                tuple(ds.image_shape),
-                titles,
-                n_cols=6,
-                title=f"nearest under {label}",
-                row_height=110,
-                font_size=13,
-            ),
-            key="neighbours_" + label.replace(" ", "_"),
-        )
+    idx, dist = found
+    titles = [first[1]] + [
+        f"{names[ds.y[j]]}<br>d = {d}" for j, d in zip(idx, distance_labels(dist), strict=True)
+    ]
+    draw_chart(
+        st,
+        plots.image_grid(
+            np.vstack([np.asarray(first[0], dtype=np.float64)[None], ds.X[idx]]),
+            tuple(ds.image_shape),
+            titles,
+            n_cols=6,
+            title=title,
+            row_height=110,
+            font_size=13,
+        ),
+        key=key.replace(" ", "_"),
+    )
 
 
 def nearest_neighbours(Z: np.ndarray, i: int, k: int = 5) -> tuple[np.ndarray, np.ndarray]:
