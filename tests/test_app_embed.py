@@ -291,3 +291,13 @@ def test_no_widget_gets_a_default_beside_its_session_state_value(page, query, mo
     at.run()
     assert not at.exception
     assert "created with a default value" not in caplog.text
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1500", 1500), ("all", "all")])
+def test_a_link_s_points_used_is_read_as_a_number_or_all(text, expected):
+    """`cap=1500` in a link opens "Points used" at 1,500 for a method whose default is "all" (it
+    was read against the word "all" and thrown away as "not one of the choices")."""
+    at = run_page("embed", {"ds": "usps", "method": "le", "cap": text, "lab": "fraction"})
+    assert not at.exception
+    assert at.session_state["cap"] == expected
+    assert not [w for w in at.warning if "Points used" in w.value]

@@ -16,6 +16,12 @@ from metriclab.ui.shared.state import seed_from_url
 ALL = "all"
 
 
+def _cap(text: str) -> int | str:
+    """A link's `cap`: "all" or a whole number (the default "all" is a word, so the text is not
+    read as a number by the default's type)."""
+    return ALL if text == ALL else int(text)
+
+
 def points_picker(ds: Dataset, method: str) -> int | None:
     """The "Points used" slider of a data set of more than LARGE points: a stratified sample or
     all of them (the default, but for a classifier); None means all."""
@@ -23,7 +29,7 @@ def points_picker(ds: Dataset, method: str) -> int | None:
         return None
     options = [cap for cap in POINT_CAPS if cap < ds.n_samples] + [ALL]
     default = 1000 if REGISTRY[method].has("classifier") else ALL
-    seed_from_url(CAP_KEY, default, options=options, label="Points used")
+    seed_from_url(CAP_KEY, default, options=options, parse=_cap, label="Points used")
     cap = st.select_slider(
         "Points used (stratified sample)",
         options,
