@@ -1,4 +1,4 @@
-"""Pages only draw: what they show is computed in metriclab.ui.shared.compute (cached in ui.cache), and a
+"""Pages only draw: what they show is computed in metriclab.ui.shared.compute (cached in ui.shared.memo), and a
 computation that fails is reported with its reason, never swallowed."""
 
 import ast
@@ -9,7 +9,7 @@ import pytest
 
 from metriclab import datasets
 from metriclab.methods import REGISTRY
-from metriclab.ui.shared import cache, compute
+from metriclab.ui.shared import compute, memo
 from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 from tests.apptest_helpers import figures, run_page
 
@@ -90,12 +90,12 @@ def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(m
         return real(ds, mask, fit_request, *args, **kwargs)
 
     monkeypatch.setattr(compute, "fit_view", baseline_fails)
-    cache._window.clear()
-    cache.clear_fits()
+    memo._window.clear()
+    memo.clear_fits()
     query = {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"}
     at = run_page("embed", {**query, "lab": "per_class", "per": "4"}, timeout=180)
     at.button(key="run_window").click().run()
-    cache._window.clear()
+    memo._window.clear()
     assert not at.exception
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "the graph is disconnected (test)" in errors[0], errors

@@ -138,17 +138,17 @@ def test_the_full_size_graph_fit_goes_through_fit_split_with_the_kept_graph(monk
 
 
 def test_a_fit_resolves_its_data_once(monkeypatch):
-    """cache.fit checks the session's right to the data set, reads the view and draws the split
+    """memo.fit checks the session's right to the data set, reads the view and draws the split
     once per fit (issue 40: `require_visible` and `view_data` ran three times each)."""
-    from metriclab.ui.shared import cache
+    from metriclab.ui.shared import memo
     from tests.apptest_helpers import fit_request
 
     calls = []
     for name in ("require_visible", "view_data"):
-        real = getattr(cache, name)
-        monkeypatch.setattr(cache, name, lambda *a, _n=name, _r=real: calls.append(_n) or _r(*a))
-    cache.clear_fits()
-    result = cache.fit(fit_request("two_moons", "pca", cap=180))
+        real = getattr(memo, name)
+        monkeypatch.setattr(memo, name, lambda *a, _n=name, _r=real: calls.append(_n) or _r(*a))
+    memo.clear_fits()
+    result = memo.fit(fit_request("two_moons", "pca", cap=180))
     assert result.Z is not None
     assert sorted(calls) == ["require_visible", "view_data"]
 
@@ -159,14 +159,14 @@ def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp
     its result equals the fit in the server's process exactly."""
     distributed = pytest.importorskip("distributed")
     from metriclab import cluster
-    from metriclab.ui.shared import cache, full_size
+    from metriclab.ui.shared import full_size, memo
     from tests.apptest_helpers import fit_request
 
     monkeypatch.setattr(full_size, "FULL_SIZE", 1000)  # 2,000 USPS digits take the full-size path
     request = fit_request("usps", "tdl", {"lam": 4.0}, cap=2000)
     monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "server"))
     full_size.graph_of.clear()
-    here = cache.fit_uncached(request)
+    here = memo.fit_uncached(request)
     submitted = []
     real_submit = distributed.Client.submit
     monkeypatch.setattr(
@@ -181,10 +181,10 @@ def test_a_configured_dask_cluster_runs_the_full_size_graph_fit(monkeypatch, tmp
         monkeypatch.setenv(cluster.SCHEDULER_ENV, local.scheduler_address)
         monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path / "worker"))
         try:
-            there = cache.fit_uncached(request)
+            there = memo.fit_uncached(request)
             # a session's upload has no name a worker could load: its view goes by value
             upload = replace(request, data=replace(request.data, name="upload:0123"))
-            view = cache.view_data(request.data)[0]
+            view = memo.view_data(request.data)[0]
             sent = full_size.cluster_fit(upload, view, here.mask, local.scheduler_address)
         finally:
             cluster._clients.pop(local.scheduler_address).close()

@@ -76,16 +76,16 @@ def test_the_caches_refuse_another_sessions_upload_even_after_it_was_computed():
     def peek(key):
         import streamlit as st
 
-        from metriclab.ui.shared import cache, session_data
+        from metriclab.ui.shared import memo, session_data
         from metriclab.ui.shared.errors import guarded
         from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
 
         data, split = DataRef(key), SplitRef("fraction", 0.1, 0)
         for fn, args in (
             (session_data.dataset, (key,)),
-            (cache.view_data, (data,)),
-            (cache.split, (data, split)),
-            (cache.fit, (FitRequest(data, split, "pca"),)),
+            (memo.view_data, (data,)),
+            (memo.split, (data, split)),
+            (memo.fit, (FitRequest(data, split, "pca"),)),
         ):
             if guarded(fn, *args) is not None:
                 st.write(f"LEAK {fn.__name__}")

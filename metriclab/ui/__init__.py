@@ -7,7 +7,7 @@
   per view mode: live, spread, input view, watch it learn, λ scrub, window map, presets) and the
   Lessons page is ui/lessons/ (lessons as data, the step view).
 - ui/shared/: what the pages share: the fit request and its link (fit_request), the cached fits
-  (cache, compute, full_size, heavy, runs), the session's data sets (session_data), view state in
+  (memo, compute, full_size, heavy, runs), the session's data sets (session_data), view state in
   the URL (state, router), pickers and widgets from the method specs, scaling, errors, charts,
   code snippets, presentation mode, and Streamlit's non-public hooks in one module
   (streamlit_private).

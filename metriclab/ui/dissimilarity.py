@@ -11,7 +11,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import cache, code_snippets, compute, downloads
+from metriclab.ui.shared import code_snippets, compute, downloads, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
@@ -92,11 +92,11 @@ def render() -> None:
             params = param_widgets(spec.params, prefix, list(cols))
         request = base_request.with_params(**params)
         publish(url_values(request.link_keys(METHOD_KEY)), prune=LINK_PREFIXES)
-        ds_view = guarded(cache.view_data, request.data, context=name)
+        ds_view = guarded(memo.view_data, request.data, context=name)
         if ds_view is None:
             return
         ds, _ = ds_view
-        result = guarded(cache.fit, request, extras=True, context=spec.label)
+        result = guarded(memo.fit, request, extras=True, context=spec.label)
         if result is None:
             return
         mask = result.mask
@@ -111,7 +111,7 @@ def render() -> None:
                 "Euclidean distances are shown instead."
             )
         # Badges: Zhang's checks on the dissimilarity (or the input distances as a reference).
-        checks = guarded(cache.dissimilarity_checks, request, context="checks")
+        checks = guarded(memo.dissimilarity_checks, request, context="checks")
         if checks is not None:
             gower, fisher = checks.gower, checks.fisher
             c1, c2, c3 = st.columns([1, 1, 2])

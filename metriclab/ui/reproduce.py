@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from metriclab import plots
-from metriclab.ui.shared import cache
+from metriclab.ui.shared import memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.runs import fast_reproduction
@@ -48,7 +48,7 @@ def _open_table(name: str) -> None:
 
 
 def claims_view() -> None:
-    results = guarded(cache.claims, context="the claims table")
+    results = guarded(memo.claims, context="the claims table")
     if results is None:
         return
     from metriclab.reproduce.verdicts import PAPERS, RULE_TEXT
@@ -120,11 +120,11 @@ def table_chart(table: pd.DataFrame, key: str) -> None:
 
 
 def tables_view() -> None:
-    found = guarded(cache.experiments, context="experiments")
+    found = guarded(memo.experiments, context="experiments")
     if not found:
         return
     names = list(found)
-    first = next((n for n in names if cache.stored_reproduction(n)[0] is not None), names[0])
+    first = next((n for n in names if memo.stored_reproduction(n)[0] is not None), names[0])
     seed_from_url("exp", first, options=names, label="Experiment")
     if st.session_state["exp"] not in names:
         st.session_state["exp"] = first
@@ -137,7 +137,7 @@ def tables_view() -> None:
         st.markdown(exp.description)
     tab_stored, tab_live = st.tabs(["Full run (stored)", "Fast run (live)"])
     with tab_stored:
-        table, notes = cache.stored_reproduction(name)
+        table, notes = memo.stored_reproduction(name)
         if table is None:
             st.info(
                 f"No stored full run yet (docs/reproduction/{name}.csv); "

@@ -14,7 +14,7 @@ from metriclab import plots
 from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import cache, downloads
+from metriclab.ui.shared import downloads, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
@@ -79,7 +79,7 @@ def render() -> None:
         two_sided = st.checkbox("Two-sided", key="two")
 
     data = DataRef(name, (), pool)
-    view = guarded(cache.view_data, data, context=name)
+    view = guarded(memo.view_data, data, context=name)
     if view is None:
         st.stop()
     ds, _ = view
@@ -87,7 +87,7 @@ def render() -> None:
         st.error(f"{name} has no image shape; choose an image data set")
         st.stop()
     # Train/query split of the pool: a fixed, stratified half of each class is the training set.
-    mask = cache.split(data, cache.TANGENT_SPLIT)
+    mask = memo.split(data, memo.TANGENT_SPLIT)
     train_idx, query_idx = np.flatnonzero(mask), np.flatnonzero(~mask)
 
     c1, c2 = st.columns([1, 2])
@@ -118,7 +118,7 @@ def render() -> None:
         )
     amounts = AMOUNTS.get(transform, (-1.0, -0.5, 0.0, 0.5, 1.0))
     pictures = guarded(
-        cache.tangent_pictures, data, q, transform, amounts, context="tangent vectors"
+        memo.tangent_pictures, data, q, transform, amounts, context="tangent vectors"
     )
     if pictures is not None:
         T, moved = pictures
@@ -154,7 +154,7 @@ def render() -> None:
     if pictures is not None:
         guarded(_downloads, ds, query_idx[q], transform, pictures, context="downloads")
     found = guarded(
-        cache.tangent_neighbours, data, q, tset, bool(two_sided), context="nearest neighbours"
+        memo.tangent_neighbours, data, q, tset, bool(two_sided), context="nearest neighbours"
     )
     if found is not None:
         cols = st.columns(2)
@@ -185,8 +185,8 @@ def render() -> None:
                 (input_space().key, {}),
                 (page_default("tangent")[0], tangent_params),
             ):
-                request = FitRequest(data, cache.TANGENT_SPLIT, method, params)
-                result = guarded(cache.fit, request, context=REGISTRY[method].label)
+                request = FitRequest(data, memo.TANGENT_SPLIT, method, params)
+                result = guarded(memo.fit, request, context=REGISTRY[method].label)
                 if result is not None:
                     rates[method] = 1.0 - result.accuracy
         st.session_state["_tangent_rates"] = ((data, tset, bool(two_sided)), rates)

@@ -29,7 +29,7 @@ from metriclab.preprocess import scale_features, scaler_fit_rows
 from metriclab.ui.embed import labelling, overlays
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.embed.label_codes import NONE, decode_labels, encode_labels
-from metriclab.ui.shared import cache, compute, presentation
+from metriclab.ui.shared import compute, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
@@ -75,7 +75,7 @@ def short_label(spec) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _fit(request: FitRequest, labels_text: str, overlay: str):
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     n_classes = int(ds.y.max()) + 1
     labels = decode_labels(labels_text, ds.n_samples, n_classes)
     return overlays.fit_on_labels(ds, labels, request, overlay)
@@ -89,7 +89,7 @@ def fit(request: FitRequest, labels_text: str, overlay: str):
     if not (spec.transductive and not spec.needs_labels) or labels_text == NONE:
         return _fit(request, labels_text, overlay)
     view = _fit(request, NONE, overlay)
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     labels = decode_labels(labels_text, ds.n_samples, int(ds.y.max()) + 1)
     accuracy = None if view.Z is None else overlays.labeled_accuracy(view.Z, labels, ds.y)
     return replace(view, labels=labels, accuracy=accuracy)
@@ -297,8 +297,8 @@ def input_view(page: EmbedPage) -> None:
     if spec.output != "embedding" or spec.input != "vector":
         st.info(f"{spec.label} has no embedding of the input to draw; choose another method.")
         return
-    ds, _ = cache.view_data(request.data)
-    mask = cache.split(request.data, request.split)
+    ds, _ = memo.view_data(request.data)
+    mask = memo.split(request.data, request.split)
     state = labelling.LabelState((request.data, request.split), ds.y, mask)
     left, right = st.columns([1, 4])
     with left:

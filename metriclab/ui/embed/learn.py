@@ -10,7 +10,7 @@ from metriclab.methods import specs_with
 from metriclab.plots import panels
 from metriclab.ui.embed.context import EmbedPage
 from metriclab.ui.embed.learning_frames import learning_frames, records_iterates
-from metriclab.ui.shared import cache
+from metriclab.ui.shared import memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import FitRequest
@@ -19,8 +19,8 @@ from metriclab.ui.shared.session_data import require_visible
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _frames(request: FitRequest):
-    ds, _ = cache.view_data(request.data)
-    mask = cache.split(request.data, request.split)
+    ds, _ = memo.view_data(request.data)
+    mask = memo.split(request.data, request.split)
     return learning_frames(ds, mask, request)
 
 
@@ -54,8 +54,8 @@ def learn_view(page: EmbedPage) -> None:
         out = guarded(_frames, request, context=spec.label)
     if out is None:
         return
-    ds, _ = cache.view_data(request.data)
-    mask = cache.split(request.data, request.split)
+    ds, _ = memo.view_data(request.data)
+    mask = memo.split(request.data, request.split)
     labels = [
         f"iteration {i} (1-NN {a:.2f})" for i, a in zip(out.iterations, out.accuracies, strict=True)
     ]

@@ -15,10 +15,10 @@ from metriclab.preprocess import scale_features
 from metriclab.ui.embed import new_points, overlays, presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.shared import (
-    cache,
     code_snippets,
     compute,
     downloads,
+    memo,
     presentation,
     quality_panel,
     runs,
@@ -89,7 +89,7 @@ def show_scores(
     if result.Z is not None:
         controls = st.columns([2, 1, 2])  # classifier, k, overlay: one row below the tiles
         classifier = quality_panel.classifier_widget(controls[0])
-        y = page.dataset.y if request is None else cache.resolve(request)[0].y
+        y = page.dataset.y if request is None else memo.resolve(request)[0].y
         result = quality_panel.rescored(result, y, classifier)
         fitted_references = [
             (label, quality_panel.rescored(fitted, y, classifier))
@@ -306,7 +306,7 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> No
     """The chart of the fit: the embedding, or a classifier's predictions on the PCA view; on an
     image set, a click on a point shows its image and nearest neighbours. With a held-out share
     `test` or new points, the fit without the held-out points and their traces (`new_points`)."""
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     spec = page.spec
     seed = request.split.seed
     new = None
@@ -387,14 +387,14 @@ def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.nd
         return values, ""
     high = page.page_param("n_components").ui_range[1] or SPECTRUM_SHOWN
     wanted = int(min(SPECTRUM_SHOWN, high, page.dataset.n_samples - 2))
-    if cache.is_full_size(request.data):
+    if memo.is_full_size(request.data):
         return values, (
             f"Only the {values.size} eigenvalue(s) used are computed on the full-size set (more "
             "cost another eigensolve of 70,000 points): raise Dimensions to see the next ones."
         )
     if wanted <= values.size:
         return values, ""
-    more = guarded(cache.fit, request.with_params(n_components=wanted), context="spectrum")
+    more = guarded(memo.fit, request.with_params(n_components=wanted), context="spectrum")
     if more is None or more.eigenvalues is None:
         return values, ""
     return np.ravel(more.eigenvalues), (
@@ -424,20 +424,20 @@ def live_view(page: EmbedPage) -> None:
     if spec.has("needs_images"):  # slow (seconds to minutes): stages on a progress bar
         result = _fit_with_progress(page, request, right)
         progress = None
-    elif cache.is_full_size(request.data):  # tens of seconds: stages on a progress bar
+    elif memo.is_full_size(request.data):  # tens of seconds: stages on a progress bar
         with right:
             bar = st.progress(0.0, text="load: the data set")
         progress = _bar_progress(bar)
-        result = guarded(cache.fit, request, progress=progress, context=spec.label)
+        result = guarded(memo.fit, request, progress=progress, context=spec.label)
     else:
         progress = None
-        result = guarded(cache.fit, request, context=spec.label)
+        result = guarded(memo.fit, request, context=spec.label)
     refs = [] if result is None else references(page, request, result)
     fitted_references = []
     for label, ref in refs:
         if progress is not None:
             progress(3, 5, f"baseline: {label}")
-        fitted = guarded(cache.fit, ref, progress=progress, context=label)
+        fitted = guarded(memo.fit, ref, progress=progress, context=label)
         if fitted is not None:
             fitted_references.append((label, fitted))
     if progress is not None:

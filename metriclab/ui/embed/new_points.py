@@ -40,7 +40,7 @@ from metriclab.evaluation.held_out import (
 from metriclab.plots.base import class_color
 from metriclab.preprocess import make_scaler, scaler_fit_rows
 from metriclab.ui.embed import overlays
-from metriclab.ui.shared import cache, full_size
+from metriclab.ui.shared import full_size, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.fit_request import TEST_KEY, DataRef, FitRequest
 from metriclab.ui.shared.state import Rule, seed_widget
@@ -122,15 +122,15 @@ def placement(request: FitRequest, test: float = 0.0, seed: int = 0) -> Placemen
     reason = cannot_place(request)
     if reason is not None:
         raise ValueError(reason)
-    return _placement(request, float(test), int(seed), cache.resolve(request))
+    return _placement(request, float(test), int(seed), memo.resolve(request))
 
 
 def cannot_place(request: FitRequest) -> str | None:
     """Why the method of `request` cannot place new points here, or None: a method without an
     out-of-sample map (`out_of_sample_reason`), or a full-size view (its fit is not kept)."""
     reason = out_of_sample_reason(request.spec)
-    if reason is None and cache.is_full_size(request.data):
-        ds, _ = cache.view_data(request.data)
+    if reason is None and memo.is_full_size(request.data):
+        ds, _ = memo.view_data(request.data)
         reason = (
             f"Held-out and new points are offered on up to {full_size.FULL_SIZE:,} points; "
             f"this view has {ds.n_samples:,} (choose fewer under **Points used**)"
@@ -198,7 +198,7 @@ def held_out_traces(request: FitRequest, test: float, seed: int = 0, drawn=None)
     if not test > 0:
         return []
     place = placement(request, test, seed)
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     held = np.flatnonzero(place.held_out)
     W, shown = _frame(place, drawn)
     coords = _apply(W, place.embedding)[held] if shown is None else shown[held]
@@ -320,7 +320,7 @@ def place_queries(
     nearest neighbours among the points the fit saw under the method's metric (the embedding)
     and Euclidean in the (scaled) input; neighbour indices are the data set's."""
     place = placement(request, test, seed)
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     ref = np.flatnonzero(place.reference)
     new = map_new_points(
         place.estimator,
@@ -342,7 +342,7 @@ def query_traces(request: FitRequest, X_new, test: float = 0.0, seed: int = 0, d
     numbered, hover naming their nearest neighbour, and `place_queries`' `NewPoints`. `drawn`:
     every point's coordinates as the panel draws the placement's embedding."""
     place, new = place_queries(request, X_new, test, seed)
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     W, _ = _frame(place, drawn)
     nearest = new.embedding_neighbours[:, 0]
     coords = _strip(_apply(W, new.coordinates), ds.y[nearest], 2)
@@ -371,7 +371,7 @@ def query_traces(request: FitRequest, X_new, test: float = 0.0, seed: int = 0, d
 def neighbour_table(request: FitRequest, new: NewPoints) -> pd.DataFrame:
     """One row per new point and neighbour: the point's number, the neighbour's rank, index,
     class and distance under the method's metric (in its embedding)."""
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     names = _names(ds)
     rows = []
     for q, (idx, dist) in enumerate(
@@ -393,7 +393,7 @@ def neighbour_table(request: FitRequest, new: NewPoints) -> pd.DataFrame:
 def show_query_neighbours(request: FitRequest, new: NewPoints, X_new) -> None:
     """The new points' five nearest neighbours under the method's metric as a table; on an image
     set the last new point's image beside them (and beside its Euclidean ones)."""
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     name = request.spec.label.split(" (")[0]
     st.markdown(f"**Nearest neighbours of the new points** under {name}'s metric (its embedding)")
     st.dataframe(neighbour_table(request, new), hide_index=True, width="stretch")
@@ -441,7 +441,7 @@ def input_panel(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
     principal components): a click anywhere adds a new point there (on the principal plane for
     more than two features); x/y inputs and "Add point" do the same. Held-out points and new
     points are marked as on the embedding."""
-    ds, mask = cache.resolve(request)
+    ds, mask = memo.resolve(request)
     projection = overlays.input_projection(ds.X)
     U = projection.coords(ds.X)
     titles = projection.axis_titles(ds.feature_names)
@@ -543,7 +543,7 @@ def digit_maker(request: FitRequest, test: float = 0.0, seed: int = 0) -> None:
     from metriclab.methods.tangent import TRANSFORMS, transformed_images
     from metriclab.ui.tangent import AMOUNTS, readable
 
-    ds, mask = cache.resolve(request)
+    ds, mask = memo.resolve(request)
     if test > 0 and cannot_place(request) is None:
         pool, where = np.flatnonzero(placement(request, test, seed).held_out), "held-out"
     else:
@@ -677,7 +677,7 @@ def new_points_section(request: FitRequest, test: float, seed: int, new) -> None
         return
     if test > 0:
         show_held_out_scores(request, test, seed)
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     with st.expander("Add a new point", expanded=query_points(request.data) is not None):
         if ds.image_shape is None:
             input_panel(request, test, seed)

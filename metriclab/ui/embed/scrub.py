@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
-from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared import code_snippets, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import seed_from_url
@@ -50,12 +50,12 @@ def scrub_view(page: EmbedPage) -> None:
     start = int(np.argmin([abs(v - current) for v in values])) if current is not None else 0
     request = page.with_params(fixed)
     with right, st.spinner(f"computing {len(values)} embeddings (once; cached)"):
-        out = guarded(cache.scrub, request, scrub_name, tuple(values), context=spec.label)
+        out = guarded(memo.scrub, request, scrub_name, tuple(values), context=spec.label)
     if out is None:
         return
     frames, accuracies = out
-    ds, _ = cache.view_data(request.data)
-    mask = cache.split(request.data, request.split)
+    ds, _ = memo.view_data(request.data)
+    mask = memo.split(request.data, request.split)
     labels = [f"{format_value(v)} (acc {a:.2f})" for v, a in zip(values, accuracies, strict=True)]
     fig = plots.embedding_animation(
         frames,

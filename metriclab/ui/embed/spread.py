@@ -9,7 +9,7 @@ from dataclasses import replace
 import streamlit as st
 
 from metriclab.ui.embed.context import EmbedPage
-from metriclab.ui.shared import cache, compute
+from metriclab.ui.shared import compute, memo
 from metriclab.ui.shared.fit_request import FitRequest
 
 SEEDS = range(10)
@@ -18,7 +18,7 @@ SEEDS = range(10)
 def seed_accuracies(request: FitRequest, seeds=SEEDS) -> list[float]:
     """The accuracy of `request` on each split seed of `seeds` (the other settings unchanged)."""
     return [
-        cache.fit(replace(request, split=replace(request.split, seed=s))).accuracy for s in seeds
+        memo.fit(replace(request, split=replace(request.split, seed=s))).accuracy for s in seeds
     ]
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
-from metriclab.ui.shared import cache, code_snippets
+from metriclab.ui.shared import code_snippets, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule, view_value
@@ -166,7 +166,7 @@ def window_view(page: EmbedPage) -> None:
     if st.button("Compute window map", type="primary", key="run_window"):
         with st.spinner("fitting the grid and the baseline on each cell"):
             computed = guarded(
-                cache.window, request, (row_name, rows), (col_name, cols), context=spec.label
+                memo.window, request, (row_name, rows), (col_name, cols), context=spec.label
             )
         if computed is not None:
             st.session_state["_window"] = (run_key, computed)

@@ -1,5 +1,5 @@
 """What the pages compute, without streamlit: one method fitted on one labeled split of one data set,
-and the same over a parameter grid (λ scrub frames, window map). Wrapped in caches by `ui.shared.cache`."""
+and the same over a parameter grid (λ scrub frames, window map). Wrapped in caches by `ui.shared.memo`."""
 
 from __future__ import annotations
 

@@ -182,10 +182,10 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
     figure as SVG and the notebook that recomputes the view."""
     from metriclab import plots
     from metriclab.evaluation.quality import DEFAULT_K
-    from metriclab.ui.shared import cache, quality_panel
+    from metriclab.ui.shared import memo, quality_panel
     from metriclab.ui.shared.fit_request import QUALITY_K_KEY
 
-    ds, _ = cache.view_data(request.data)
+    ds, _ = memo.view_data(request.data)
     spec = request.spec
     stem = file_name(request.data.name.split(":")[-1], request.method)
     title = f"{spec.label} on {ds.name}"
@@ -221,7 +221,7 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
                         what="Linear map L",
                         names=ds.feature_names,
                     )
-            elif quality_panel.has_matrix(request) and cache.is_full_size(request.data):
+            elif quality_panel.has_matrix(request) and memo.is_full_size(request.data):
                 middle.caption("The learned matrix is offered on a subsample view (Points used).")
             fig = plots.embedding_scatter(
                 drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"

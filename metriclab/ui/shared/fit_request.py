@@ -2,7 +2,7 @@
 
 `FitRequest` names everything a page's fit depends on — the data set (with its generator's
 parameters and the stratified subsample), the labelled split, the feature scaling, the method and
-its parameters — and nothing else. It is what the caches hash (`ui.shared.cache`), what the
+its parameters — and nothing else. It is what the caches hash (`ui.shared.memo`), what the
 computations run (`ui.shared.compute`), what the link records (`FitRequest.link`) and what the
 code snippet recomputes (`ui.shared.code_snippets`), so these cannot drift apart. No streamlit
 here.

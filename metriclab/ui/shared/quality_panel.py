@@ -30,7 +30,7 @@ from metriclab.evaluation.quality import (
 from metriclab.evaluation.scoring import classifier_accuracy, parse_classifier
 from metriclab.export import learned_matrix
 from metriclab.preprocess import scale_features, scaler_fit_rows
-from metriclab.ui.shared import cache
+from metriclab.ui.shared import memo
 from metriclab.ui.shared.fit_request import CLASSIFIER_KEY, QUALITY_K_KEY, FitRequest
 from metriclab.ui.shared.state import Rule, publish, seed_widget
 
@@ -157,9 +157,9 @@ def has_matrix(request: FitRequest) -> bool:
 def fitted_matrices(request: FitRequest) -> tuple[np.ndarray, np.ndarray | None] | None:
     """(M, L) of the page's fit where the method has them (None otherwise, and on a full-size
     view, whose learner is fitted on a sample by its own path)."""
-    if not has_matrix(request) or cache.is_full_size(request.data):
+    if not has_matrix(request) or memo.is_full_size(request.data):
         return None
-    ds, mask = cache.resolve(request)
+    ds, mask = memo.resolve(request)
     return _fitted_matrices(request, ds, mask)
 
 
@@ -175,7 +175,7 @@ def _cached_quality(request: FitRequest, settings: QualitySettings, _arrays) -> 
 def cached_quality(request: FitRequest, result, k: int, classifier: str) -> QualityReport:
     """`measure` of the page's fit (`result`, a `ViewResult` of `request`), cached by the request,
     k and the classifier; against the learned metric too where the method learns one."""
-    ds, mask = cache.resolve(request)
+    ds, mask = memo.resolve(request)
     metric = None
     if request.spec.has("mahalanobis"):
         matrices = fitted_matrices(request)

@@ -72,9 +72,9 @@ fast_reproduction = RunMemo(_fast_reproduction, max_entries=16)
 def _image_fit(request, progress: Progress | None = None):
     """One image method on one split (the slow ones: tangent distances over every test image),
     reporting its stages to `progress`."""
-    from metriclab.ui.shared import cache
+    from metriclab.ui.shared import memo
 
-    return cache.fit_uncached(request, extras=False, progress=progress)
+    return memo.fit_uncached(request, extras=False, progress=progress)
 
 
 _image_fits = RunMemo(_image_fit, max_entries=32, copy=False)

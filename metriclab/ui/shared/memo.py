@@ -2,6 +2,10 @@
 `SplitRef`): the subsampled view of a data set, a split's labelled points, a fit, the λ-scrub
 frames, the window map and Zhang's checks.
 
+"memo", not "cache": these are the app's in-process memoised computations (Streamlit's caches);
+`metriclab.cache` is the on-disk result cache of Compare and `reproduce`, and
+`metriclab.graph_store` the on-disk kNN graphs shared by a machine's server processes.
+
 Memory (worst case, documented in README "Hosting the app for a class"): the process-wide caches
 below are bounded by entry counts chosen from a per-entry byte estimate of the largest allowed
 data set. A session never reads a result computed on another session's upload: every function
