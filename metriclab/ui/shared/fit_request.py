@@ -24,6 +24,8 @@ LABELS_KEY = "lab"  # "fraction" or "per_class"
 SPLIT_SEED_KEY = "seed"
 SCALING_KEY = "pp"
 METHOD_KEY = "method"  # the Embed page's method; a page with its own picker passes its own key
+METHODS_KEY = "methods"  # the Embed page's linked views: the 2 to 4 methods side by side
+SELECTION_KEY = "sel"  # the points selected in the linked views: data set indices, "3,17,40-52"
 UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
 PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
 GENERATOR_PREFIX = "d."  # d.<data set>.<name>: a synthetic generator's parameter
