@@ -26,6 +26,8 @@ from metriclab.methods import REGISTRY
 from metriclab.plots.base import class_color
 from metriclab.plots.embedding import WEBGL_ABOVE
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
+from metriclab.ui.embed.labelling import selected_points
+from metriclab.ui.embed.live import _bar_progress
 from metriclab.ui.shared import cache, compute, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
@@ -206,7 +208,7 @@ class Selection:
     def on_select(self, chart_key: str) -> None:
         """A click, box or lasso on a chart: its points become the selection (an empty event, a
         click beside the points, leaves it as it is; the button clears it)."""
-        points = event_indices(st.session_state.get(chart_key))
+        points = selected_points(st.session_state.get(chart_key))
         if points:
             self.set(points)
 
@@ -214,22 +216,6 @@ class Selection:
         """What the link records: the selection, or None when it is empty or too long."""
         text = st.session_state.get(SELECTION_KEY, "")
         return text if text and len(text) <= SELECTION_CHARS else None
-
-
-def event_indices(event) -> list[int]:
-    """The data set indices of the points of a plotly selection event: each point's customdata,
-    an index (WebGL traces) or [index, class, ...]; points without one are left out."""
-    try:
-        points = event["selection"]["points"]
-    except (KeyError, TypeError):
-        return []
-    out = []
-    for point in points or []:
-        data = point.get("customdata") if isinstance(point, dict) else None
-        value = data[0] if isinstance(data, list | tuple) and data else data
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            out.append(int(value))
-    return list(dict.fromkeys(out))
 
 
 # Alignment and the panels' figures ----------------------------------------------------------------
@@ -445,11 +431,7 @@ def _fit(request: FitRequest):
     if not cache.is_full_size(request.data):
         return guarded(cache.fit, request, context=label)
     bar = st.progress(0.0, text=f"{label}: load")
-
-    def progress(done, total, message):
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{short_label(request.spec)}: {message}")
-
-    result = guarded(cache.fit, request, progress=progress, context=label)
+    result = guarded(cache.fit, request, progress=_bar_progress(bar), context=label)
     bar.empty()
     return result
 
