@@ -44,7 +44,7 @@ from metriclab.ui.shared.state import Rule, URLValueError, publish, seed_widget
 MIN_METHODS, MAX_METHODS = 2, 4
 TABLE_ROWS = 200  # rows of the selection table (the count says how many more)
 SELECTION_CHARS = 4000  # the longest selection a link records (a box on MNIST can hold 20,000)
-DIMMED = 0.12  # the opacity of the points outside the selection
+DIMMED = 0.2  # the opacity of the points outside the selection
 _GENERATION = "_linked_generation"  # bumped when the selection changes: fresh charts, no stale box
 _OWNER = "_linked_owner"  # the data set the selection belongs to
 
@@ -93,7 +93,7 @@ def methods_picker(page: EmbedPage) -> list[str] | None:
         st.session_state[METHODS_KEY] = chosen[:MAX_METHODS]
         st.warning(
             f"{len(chosen)} methods asked for: the linked views show at most {MAX_METHODS}; "
-            "the first four are shown ("
+            f"the first {MAX_METHODS} are shown ("
             + ", ".join(REGISTRY[k].label for k in chosen[:MAX_METHODS])
             + ").",
             icon=":material/warning:",
@@ -230,6 +230,7 @@ class Alignment:
     rms: float
     rotation: np.ndarray
     disparity: float | None = None  # scipy.spatial.procrustes' disparity to view 1 (view 1: None)
+    aligned: bool = False  # turned onto view 1 (False: view 1 itself, or another dimension)
 
     def apply(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=np.float64)
@@ -258,7 +259,7 @@ def alignment(Z: np.ndarray, reference: np.ndarray | None) -> Alignment:
         disparity = float(procrustes(reference[rows], normalised[rows])[2])
     except ValueError:  # a view whose points all coincide
         disparity = None
-    return Alignment(mean, rms, rotation, disparity)
+    return Alignment(mean, rms, rotation, disparity, aligned=True)
 
 
 def _bulk(Z: np.ndarray) -> np.ndarray:
@@ -335,9 +336,11 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     fig.update_layout(
         height=CHART_HEIGHT if panel.coords.shape[1] > 1 else STRIP_HEIGHT,
         margin=dict(l=10, r=10, t=fig.layout.margin.t, b=10),
-        legend=dict(orientation="h", yanchor="top", y=-0.1, x=0, itemsizing="constant"),
+        legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, itemsizing="constant"),
         xaxis_title_text=None,
         yaxis_title_text=None,
+        xaxis_showticklabels=False,  # the units are the view's own (unit RMS radius): the grid
+        yaxis_showticklabels=panel.coords.shape[1] == 1,  # shows the scale, a strip its classes
         dragmode="select",  # a drag selects (the linked view's gesture); zoom is on the toolbar
         uirevision=f"linked-{position}",
     )
@@ -448,7 +451,7 @@ def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) 
         del st.query_params[SELECTION_KEY]
 
 
-def _panel_notes(panel: Panel, ds, n_selected: int | None) -> None:
+def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None) -> None:
     """Under a view: its 1-NN accuracy, how it was aligned, what it was fitted on, and which
     points are drawn on the frame's edge."""
     result, spec = panel.result, panel.request.spec
@@ -461,6 +464,8 @@ def _panel_notes(panel: Panel, ds, n_selected: int | None) -> None:
     lines = []
     if panel.alignment.disparity is not None:
         lines.append(f"Procrustes disparity to view 1: {panel.alignment.disparity:.3f}.")
+    elif position > 1 and not panel.alignment.aligned:
+        lines.append("Not aligned: view 1 draws another number of coordinates.")
     if result.Z.shape[1] > 2:
         lines.append(f"Its first 2 of {result.Z.shape[1]} coordinates are drawn.")
     edge = int(panel.at_edge.sum())
@@ -514,11 +519,11 @@ ALIGN_CAPTION = (
 )
 
 
-def _draw_panel(panel: Panel, selection: Selection, ds, position: int) -> int | None:
-    """Build, extend (`panel_extras`), highlight and draw one view; the selected points in it."""
+def _draw_panel(panel: Panel, selection: Selection, selected, ds, position: int) -> int | None:
+    """Build, extend (`panel_extras`), highlight the `selected` points of and draw one view; how
+    many of them are in it (None: nothing selected)."""
     panel.figure = panel_figure(panel, ds, position)
     panel_extras(panel)
-    selected = selection.indices
     names = [str(t) for t in ds.target_names]
     shown = highlight(panel, selected, names, ds.y) if selected.size else None
     chart_key = f"linked_{position}_{selection.generation}"
@@ -563,7 +568,7 @@ def linked_view(page: EmbedPage) -> None:
     tops = [column.container() for column in columns]  # the views above their parameters
     requests = _requests(page, methods, columns)
     _publish(page, requests, selection)
-    reference = None
+    reference, selected = None, selection.indices
     for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
         with top:
             result = _fit(request)
@@ -572,8 +577,8 @@ def linked_view(page: EmbedPage) -> None:
             aligned = alignment(result.Z, reference)
             panel = Panel(request, result, aligned, aligned.apply(result.Z), kept)
             reference = panel.coords if reference is None else reference
-            shown = _draw_panel(panel, selection, ds, position)
-            _panel_notes(panel, ds, shown)
+            shown = _draw_panel(panel, selection, selected, ds, position)
+            _panel_notes(panel, ds, position, shown)
     _selection_part(page, selection, ds, kept)
     st.caption(ALIGN_CAPTION)
     not_offered(page)
