@@ -20,7 +20,7 @@ SHOTS = Path(os.environ.get("METRICLAB_SHOTS", "/work/notes/shots"))  # never in
 # Per chart: the data set indices of every point drawn (class traces, edge trace) with where it is
 # drawn, and those of the "selected (n)" trace.
 VIEWS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
-    const index = t => (t.customdata || []).map(c => Array.isArray(c) ? c[0] : c);
+    const index = t => Array.from(t.customdata || [], c => Array.isArray(c) ? c[0] : Number(c));
     const drawn = (g._fullData || []).filter(t => !String(t.name).startsWith('selected'));
     const points = drawn.flatMap(t => index(t).map((i, k) => [i, t.x[k], t.y[k]]));
     const picked = (g._fullData || []).filter(t => String(t.name).startsWith('selected'));
