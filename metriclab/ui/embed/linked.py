@@ -336,7 +336,9 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     fig.update_layout(
         height=CHART_HEIGHT if panel.coords.shape[1] > 1 else STRIP_HEIGHT,
         margin=dict(l=10, r=10, t=fig.layout.margin.t, b=10),
-        legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, itemsizing="constant"),
+        legend=dict(
+            orientation="h", yanchor="top", y=-0.02, x=0, itemsizing="constant", font_size=11
+        ),
         xaxis_title_text=None,
         yaxis_title_text=None,
         xaxis_showticklabels=False,  # the units are the view's own (unit RMS radius): the grid
