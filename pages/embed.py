@@ -7,6 +7,7 @@ from metriclab.ui.embed import presets
 from metriclab.ui.embed.context import EmbedPage
 from metriclab.ui.embed.input_view import input_view
 from metriclab.ui.embed.learn import learn_view
+from metriclab.ui.embed.linked import linked_view
 from metriclab.ui.embed.live import live_view
 from metriclab.ui.embed.points import effective_points, points_picker
 from metriclab.ui.embed.scrub import scrub_view
@@ -26,13 +27,14 @@ from metriclab.ui.shared.session_data import dataset
 from metriclab.ui.shared.state import Rule, seed_widget
 
 MODES = {"live": "live", "input": "input view", "learn": "watch it learn"}
-MODES |= {"scrub": "λ scrub", "window": "window map"}
+MODES |= {"scrub": "λ scrub", "window": "window map", "linked": "linked views"}
 VIEWS = {
     "live": live_view,
     "input": input_view,  # label by clicking, see the metric
     "learn": learn_view,  # a learner's iterations as animation frames
     "scrub": scrub_view,
     "window": window_view,
+    "linked": linked_view,  # 2-4 methods side by side, one selection in all
 }
 
 ensure_router()

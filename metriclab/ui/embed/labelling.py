@@ -52,8 +52,9 @@ def random_labels(y: np.ndarray, mask: np.ndarray, seed: int) -> np.ndarray:
 
 
 def selected_points(event) -> list[int]:
-    """Data indices of the points of a plotly selection event (their `customdata[0]`); overlay
-    traces carry no customdata and are left out."""
+    """Data indices of the points of a plotly selection event (their `customdata[0]`, or the
+    customdata itself where it is the index alone: WebGL traces); overlay traces carry no
+    customdata and are left out."""
     try:
         points = event["selection"]["points"]
     except (KeyError, TypeError):
@@ -61,8 +62,9 @@ def selected_points(event) -> list[int]:
     out = []
     for point in points or []:
         data = point.get("customdata") if isinstance(point, dict) else None
-        if isinstance(data, list | tuple) and data and isinstance(data[0], int | float):
-            out.append(int(data[0]))
+        value = data[0] if isinstance(data, list | tuple) and data else data
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out.append(int(value))
     return list(dict.fromkeys(out))
 
 

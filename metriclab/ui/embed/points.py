@@ -14,6 +14,7 @@ from metriclab.ui.shared.pickers import LARGE, POINT_CAPS
 from metriclab.ui.shared.state import seed_from_url
 
 ALL = "all"
+LINKED = "linked"  # the linked views draw every point (a learner fitted on a sample says so)
 
 
 def _cap(text: str) -> int | str:
@@ -44,7 +45,7 @@ def points_picker(ds: Dataset, method: str) -> int | None:
 def effective_points(ds: Dataset, method: str, mode: str, max_points: int | None):
     """(points, note): what a view can run on, and a sentence where it runs on fewer than chosen."""
     drawn = ds.n_samples if max_points is None else min(max_points, ds.n_samples)
-    if not is_full_size(drawn):
+    if not is_full_size(drawn) or mode == LINKED:  # the linked views fit the methods they list
         return max_points, None
     if REGISTRY[method].has("classifier"):
         return CLASSIFIER_CAP, (

@@ -28,6 +28,8 @@ CLASSIFIER_KEY = "clf"  # the classifier in the embedding: 1nn, knn:5, nearest_m
 QUALITY_K_KEY = "qk"  # the k of trustworthiness, continuity and the kept neighbours
 METHOD_KEY = "method"  # the Embed page's method; a page with its own picker passes its own key
 TEST_KEY = "test"  # the share of the points held out of the fit and mapped (Embed; 0: none)
+METHODS_KEY = "methods"  # the Embed page's linked views: the 2 to 4 methods side by side
+SELECTION_KEY = "sel"  # the points selected in the linked views: data set indices, "3,17,40-52"
 UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
 PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
 GENERATOR_PREFIX = "d."  # d.<data set>.<name>: a synthetic generator's parameter

@@ -1,0 +1,589 @@
+"""The Embed page's linked views (issue 37): 2 to 4 methods on the same data set, split and scaling
+side by side, each embedding Procrustes-aligned to the first (rotation or reflection and scale
+only: the picture is what the method computed). A click, a box or a lasso in any view selects the
+same points in every view (the others dimmed, not moved) and lists them; the link records the
+methods (`methods`) and the selection (`sel`, data set indices).
+
+Each panel's figure is built by `panel_figure`; `panel_extras` is where a caller adds traces of its
+own to every panel (held-out points, a dropped point) before the selection is drawn over them."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from scipy.linalg import orthogonal_procrustes
+from scipy.spatial import procrustes
+
+from metriclab import plots
+from metriclab.methods import REGISTRY
+from metriclab.plots.base import class_color
+from metriclab.plots.embedding import WEBGL_ABOVE
+from metriclab.ui.embed.context import EmbedPage, timing_enabled
+from metriclab.ui.embed.labelling import selected_points
+from metriclab.ui.embed.live import _bar_progress
+from metriclab.ui.shared import compute, memo, presentation
+from metriclab.ui.shared.charts import draw_chart
+from metriclab.ui.shared.errors import guarded
+from metriclab.ui.shared.fit_request import (
+    LINK_PREFIXES,
+    METHODS_KEY,
+    SELECTION_KEY,
+    FitRequest,
+    param_prefix,
+)
+from metriclab.ui.shared.pickers import unavailable_reason, url_values
+from metriclab.ui.shared.state import Rule, URLValueError, publish, seed_widget
+
+MIN_METHODS, MAX_METHODS = 2, 4
+TABLE_ROWS = 200  # rows of the selection table (the count says how many more)
+SELECTION_CHARS = 4000  # the longest selection a link records (a box on MNIST can hold 20,000)
+DIMMED = 0.2  # the opacity of the points outside the selection
+_GENERATION = "_linked_generation"  # bumped when the selection changes: fresh charts, no stale box
+_OWNER = "_linked_owner"  # the data set the selection belongs to
+
+
+# Which methods, from the link and the multiselect ------------------------------------------------
+
+
+def linkable_reason(spec, dataset) -> str | None:
+    """Why `spec` cannot be one of the linked views of `dataset` (None: it can): the single-method
+    picker's reasons (`unavailable_reason`), and a method without an embedding to draw."""
+    why = unavailable_reason(spec, dataset)
+    if why is not None:
+        return why
+    if spec.output != "embedding":
+        return "a classifier: no embedding to draw"
+    if spec.has("input_space"):
+        return "the input space itself: no embedding to align"
+    return None
+
+
+def default_methods(options: Sequence[str]) -> list[str]:
+    """TDL, its own baseline (Laplacian Eigenmaps, on the same graph) and one metric learner
+    (asked by tags), filled up to three from `options` where one of them is missing."""
+    graph = [k for k in options if REGISTRY[k].has("graph") and REGISTRY[k].needs_labels]
+    chosen = graph[:1]
+    base = REGISTRY[chosen[0]].baseline if chosen else None
+    if base in options:
+        chosen.append(base)
+    learner = [k for k in options if REGISTRY[k].has("mahalanobis", "linear_map")]
+    chosen += [k for k in learner[:1] if k not in chosen]
+    chosen += [k for k in options if k not in chosen]
+    return chosen[:3]
+
+
+def methods_picker(page: EmbedPage) -> list[str] | None:
+    """The multiselect of the methods shown side by side (seeded from the link's `methods`); the
+    methods this data set does not allow are listed with the reason. None, with a warning saying
+    why, when fewer than MIN_METHODS are chosen."""
+    reasons = {k: linkable_reason(spec, page.dataset) for k, spec in REGISTRY.items()}
+    options = [k for k, why in reasons.items() if why is None]
+    shown = lambda k: REGISTRY[k].label if k in REGISTRY else k  # noqa: E731
+    rule = Rule(default_methods(options), options, label="Methods", shown=shown)
+    seed_widget(METHODS_KEY, rule)
+    chosen = list(st.session_state[METHODS_KEY])
+    if len(chosen) > MAX_METHODS:
+        st.session_state[METHODS_KEY] = chosen[:MAX_METHODS]
+        st.warning(
+            f"{len(chosen)} methods asked for: the linked views show at most {MAX_METHODS}; "
+            f"the first {MAX_METHODS} are shown ("
+            + ", ".join(REGISTRY[k].label for k in chosen[:MAX_METHODS])
+            + ").",
+            icon=":material/warning:",
+        )
+    chosen = st.multiselect(
+        f"Methods side by side ({MIN_METHODS} to {MAX_METHODS})",
+        options,
+        key=METHODS_KEY,
+        max_selections=MAX_METHODS,
+        format_func=lambda k: REGISTRY[k].label,
+        help="Each is fitted on the same data, split and scaling; views 2 to 4 are turned "
+        "(rotated or reflected) and scaled to match view 1.",
+    )
+    if len(chosen) < MIN_METHODS:
+        not_offered(page)
+        st.warning(
+            f"Choose {MIN_METHODS} to {MAX_METHODS} methods to see them side by side "
+            f"({len(chosen)} chosen).",
+            icon=":material/warning:",
+        )
+        return None
+    return chosen
+
+
+def not_offered(page: EmbedPage) -> None:
+    """The methods this data set does not allow as a linked view, listed with the reason."""
+    by_reason: dict[str, list[str]] = {}
+    for spec in REGISTRY.values():
+        why = linkable_reason(spec, page.dataset)
+        if why is not None:
+            by_reason.setdefault(why, []).append(spec.label)
+    for why, names in by_reason.items():
+        st.caption(f"Not offered here ({why}): {', '.join(names)}.")
+
+
+# The selection: data set indices, in the session and in the link ---------------------------------
+
+
+def encode_selection(indices) -> str:
+    """Sorted distinct indices as link text, runs of three or more as ranges: '3,17,40-52'."""
+    values = sorted({int(i) for i in indices})
+    parts, start = [], 0
+    while start < len(values):
+        end = start
+        while end + 1 < len(values) and values[end + 1] == values[end] + 1:
+            end += 1
+        if end - start >= 2:
+            parts.append(f"{values[start]}-{values[end]}")
+            start = end + 1
+        else:
+            parts.append(str(values[start]))
+            start += 1
+    return ",".join(parts)
+
+
+_TOKEN = re.compile(r"^(\d{1,9})(?:-(\d{1,9}))?$")
+
+
+def decode_selection(text: str, n_points: int) -> np.ndarray:
+    """The indices of link text '3,17,40-52' (raises URLValueError naming what is wrong: not an
+    index, a reversed range, or an index past the data set's `n_points`)."""
+    out: list[np.ndarray] = []
+    for token in filter(None, text.split(",")):
+        found = _TOKEN.match(token.strip())
+        if found is None:
+            raise URLValueError(f"{token[:20]!r} is not a point index (3) or a range (40-52)")
+        low = int(found.group(1))
+        high = int(found.group(2)) if found.group(2) is not None else low
+        if high < low:
+            raise URLValueError(f"the range {token!r} runs backwards")
+        if high >= n_points:
+            raise URLValueError(f"point {high} is not one of the {n_points:,} points (0 to "
+                                f"{n_points - 1:,})")  # fmt: skip
+        out.append(np.arange(low, high + 1))
+    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=int)
+
+
+class Selection:
+    """The points selected in the linked views (data set indices), kept as link text under
+    SELECTION_KEY, seeded from the link (validated) and tied to one data set."""
+
+    def __init__(self, owner, n_points: int):
+        self.n_points = n_points
+        if st.session_state.get(_OWNER, owner) != owner:  # another data set: nothing selected
+            st.session_state[SELECTION_KEY] = ""
+        st.session_state[_OWNER] = owner
+        rule = Rule(
+            "", parse=self._parse, label="Selection", shown=lambda v: v or "nothing selected",
+            max_chars=SELECTION_CHARS,
+        )  # fmt: skip
+        seed_widget(SELECTION_KEY, rule)
+        st.session_state.setdefault(_GENERATION, 0)
+
+    def _parse(self, text: str) -> str:
+        return encode_selection(decode_selection(text, self.n_points))
+
+    @property
+    def indices(self) -> np.ndarray:
+        return decode_selection(st.session_state.get(SELECTION_KEY, ""), self.n_points)
+
+    @property
+    def generation(self) -> int:
+        return int(st.session_state.get(_GENERATION, 0))
+
+    def set(self, indices) -> None:
+        st.session_state[SELECTION_KEY] = encode_selection(indices)
+        st.session_state[_GENERATION] = self.generation + 1
+
+    def clear(self) -> None:
+        self.set([])
+
+    def on_select(self, chart_key: str) -> None:
+        """A click, box or lasso on a chart: its points become the selection (an empty event, a
+        click beside the points, leaves it as it is; the button clears it)."""
+        points = selected_points(st.session_state.get(chart_key))
+        if points:
+            self.set(points)
+
+    def link_text(self) -> str | None:
+        """What the link records: the selection, or None when it is empty or too long."""
+        text = st.session_state.get(SELECTION_KEY, "")
+        return text if text and len(text) <= SELECTION_CHARS else None
+
+
+# Alignment and the panels' figures ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Where a point of a method's own embedding is drawn: its first two coordinates centred,
+    scaled to unit RMS radius and turned by `rotation` (orthogonal: a rotation or a reflection)."""
+
+    mean: np.ndarray
+    rms: float
+    rotation: np.ndarray
+    disparity: float | None = None  # scipy.spatial.procrustes' disparity to view 1 (view 1: None)
+    aligned: bool = False  # turned onto view 1 (False: view 1 itself, or another dimension)
+
+    def apply(self, Z: np.ndarray) -> np.ndarray:
+        Z = np.asarray(Z, dtype=np.float64)
+        Z = Z[:, None] if Z.ndim == 1 else Z[:, : self.mean.size]
+        return (Z - self.mean) / self.rms @ self.rotation
+
+
+def alignment(Z: np.ndarray, reference: np.ndarray | None) -> Alignment:
+    """The alignment of embedding `Z` (first two coordinates) onto `reference` (view 1 as drawn):
+    unit RMS radius, then the orthogonal Procrustes rotation min ‖Z R − reference‖ where both have
+    as many coordinates and points (else only the normalisation). The rotation is fitted on the
+    points that carry no coordinate in either view (a localised eigenvector would decide it
+    alone); with fewer than three such points, on all of them."""
+    Z = np.asarray(Z, dtype=np.float64)
+    Z = Z[:, None] if Z.ndim == 1 else Z[:, :2]
+    mean = Z.mean(axis=0)
+    rms = float(np.sqrt(np.mean(np.sum((Z - mean) ** 2, axis=1))))
+    rms = rms if rms > 0 and np.isfinite(rms) else 1.0
+    if reference is None or reference.shape != Z.shape:
+        return Alignment(mean, rms, np.eye(Z.shape[1]))
+    normalised = (Z - mean) / rms
+    rows = _bulk(normalised) & _bulk(reference)
+    rows = rows if rows.sum() >= 3 else np.ones(Z.shape[0], dtype=bool)
+    rotation, _ = orthogonal_procrustes(normalised[rows], reference[rows])
+    try:
+        disparity = float(procrustes(reference[rows], normalised[rows])[2])
+    except ValueError:  # a view whose points all coincide
+        disparity = None
+    return Alignment(mean, rms, rotation, disparity, aligned=True)
+
+
+def _bulk(Z: np.ndarray) -> np.ndarray:
+    """The points that carry no coordinate of `Z` (`plots.coordinate_carriers`)."""
+    keep = np.ones(Z.shape[0], dtype=bool)
+    for carried in plots.coordinate_carriers(Z):
+        keep[carried.index] = False
+    return keep
+
+
+@dataclass
+class Panel:
+    """One linked view: the fit, where its points lie after alignment (`coords`) and where they
+    are drawn (`shown`: the bulk framed, the few points that carry a coordinate on the frame's
+    edge), their data set indices (`index`) and the figure a caller may add traces to."""
+
+    request: FitRequest
+    result: compute.ViewResult
+    alignment: Alignment
+    coords: np.ndarray
+    index: np.ndarray
+    shown: np.ndarray | None = None
+    figure: go.Figure = field(default_factory=go.Figure)
+
+    def __post_init__(self):
+        if self.shown is None:
+            self.shown = framed(self.coords)[0]
+
+    def place(self, Z: np.ndarray) -> np.ndarray:
+        """Coordinates of the method's own embedding (new points mapped by it) as drawn here."""
+        return self.alignment.apply(Z)
+
+    @property
+    def at_edge(self) -> np.ndarray:
+        """The points drawn on the frame's edge instead of where they lie."""
+        return np.any(self.shown != self.coords, axis=1)
+
+
+def framed(coords: np.ndarray) -> tuple[np.ndarray, list]:
+    """(where each point is drawn, the axis ranges): the bulk framed, and where a coordinate is
+    carried by a few points (a localised eigenvector, `plots.coordinate_carriers`) those points
+    clipped to the frame's edge (as the live view's "Zoom to the bulk" draws them)."""
+    carried = plots.coordinate_carriers(coords)
+    ranges = [plots.bulk_range(coords, carried, axis) for axis in range(coords.shape[1])]
+    shown = coords.copy()
+    for axis, (low, high) in enumerate(ranges):
+        shown[:, axis] = np.clip(coords[:, axis], low, high)
+    return shown, ranges
+
+
+def short_label(spec) -> str:
+    """'TDL' for 'TDL (transductive distance learning)': the name without its gloss."""
+    return spec.label.split(" (")[0]
+
+
+def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
+    """The figure of one view (`position` 1 to 4): the aligned embedding coloured by class,
+    labelled points outlined, every trace's customdata the data set indices; the points carrying
+    a coordinate on the frame's edge as their own trace; a compact layout for a column (the
+    legend under the chart, a drag selects)."""
+    _, ranges = framed(panel.coords)
+    fig = plots.embedding_scatter(
+        panel.shown,
+        ds.y,
+        panel.result.mask,
+        ds.target_names,
+        title=f"view {position}: {short_label(panel.request.spec)}",
+        x_range=ranges[0],
+        y_range=ranges[1] if len(ranges) > 1 else None,
+        index=panel.index,
+        at_edge=panel.at_edge,
+        true_coords=panel.coords,
+    )
+    fig.update_layout(
+        height=CHART_HEIGHT if panel.coords.shape[1] > 1 else STRIP_HEIGHT,
+        margin=dict(l=10, r=10, t=fig.layout.margin.t, b=10),
+        legend=dict(
+            orientation="h", yanchor="top", y=-0.02, x=0, itemsizing="constant", font_size=11
+        ),
+        xaxis_title_text=None,
+        yaxis_title_text=None,
+        xaxis_showticklabels=False,  # the units are the view's own (unit RMS radius): the grid
+        yaxis_showticklabels=panel.coords.shape[1] == 1,  # shows the scale, a strip its classes
+        dragmode="select",  # a drag selects (the linked view's gesture); zoom is on the toolbar
+        uirevision=f"linked-{position}",
+    )
+    return fig
+
+
+CHART_HEIGHT, STRIP_HEIGHT = 400, 300  # px: three views and their legends on a 1280×800 screen
+
+
+# Where per-panel extra traces go (issue 37 item 2, ui/embed/new_points.py): each callable gets a
+# Panel and adds traces to panel.figure, placing its own coordinates with panel.place(...).
+PANEL_EXTRAS: list[Callable[[Panel], None]] = []
+
+
+def panel_extras(panel: Panel) -> None:
+    """Add the registered extra traces (PANEL_EXTRAS) to one panel's figure."""
+    for extra in PANEL_EXTRAS:
+        extra(panel)
+
+
+def drawn_positions(panel: Panel, y: np.ndarray) -> np.ndarray:
+    """(x, y) of every point as the figure draws it (a 1-D strip: its class row, jittered as
+    `plots.embedding_scatter` jitters it)."""
+    if panel.shown.shape[1] > 1:
+        return panel.shown[:, :2]
+    jitter = np.random.default_rng(0).uniform(-0.15, 0.15, panel.shown.shape[0])
+    return np.column_stack([panel.shown[:, 0], y + jitter])
+
+
+def highlight(panel: Panel, selected: np.ndarray, names: Sequence[str], y: np.ndarray) -> int:
+    """Dim every point of `panel` and draw the `selected` ones (data set indices) over them, in
+    their class colours with a black ring, where they are drawn (not moved); returns how many are
+    in this view."""
+    where = np.flatnonzero(np.isin(panel.index, selected))
+    for trace in panel.figure.data:
+        if trace.type in ("scatter", "scattergl") and trace.customdata is not None:
+            trace.marker.opacity = DIMMED
+    webgl = panel.index.size > WEBGL_ABOVE
+    index, classes = panel.index[where], y[where]
+    xy = drawn_positions(panel, y)[where]
+    panel.figure.add_trace(
+        dict(
+            type="scattergl" if webgl else "scatter",
+            x=xy[:, 0],
+            y=xy[:, 1],
+            mode="markers",
+            name=f"selected ({where.size:,})",
+            legendrank=3000,
+            marker=dict(
+                color=[class_color(c) for c in classes],
+                size=10,
+                line=dict(width=1.5, color="black"),
+                opacity=1.0,
+            ),
+            customdata=index
+            if webgl
+            else [[int(i), names[c]] for i, c in zip(index, classes, strict=True)],
+            hovertemplate="index %{customdata"
+            + ("" if webgl else "[0]")
+            + "}<br>selected<extra></extra>",
+        )
+    )
+    return int(where.size)
+
+
+# The view ------------------------------------------------------------------------------------------
+
+
+def _columns(n: int) -> list:
+    """One row of columns for 2 or 3 views, two rows of two for 4 (readable on a projector)."""
+    if n <= 3:
+        return list(st.columns(n))
+    return [*st.columns(2), *st.columns(2)]
+
+
+def _requests(page: EmbedPage, methods: list[str], places: list) -> list[FitRequest]:
+    """Each method's fit: the page's request with the method and its parameters, drawn as widgets
+    (link keys p.<method>.<name>, defaults from the spec) in a folded expander under its view."""
+    requests = []
+    for method, place in zip(methods, places, strict=True):
+        own = EmbedPage(page.request.with_method(method), page.dataset)
+        with place.expander(f"{short_label(own.spec)} parameters"):
+            params = own.widgets()
+        requests.append(own.with_params(params))
+    return requests
+
+
+def _fit(request: FitRequest):
+    """The cached fit (`memo.fit`); a full-size one reports its stages on a progress bar."""
+    label = request.spec.label
+    if not memo.is_full_size(request.data):
+        return guarded(memo.fit, request, context=label)
+    bar = st.progress(0.0, text=f"{label}: load")
+    result = guarded(memo.fit, request, progress=_bar_progress(bar), context=label)
+    bar.empty()
+    return result
+
+
+def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) -> None:
+    keys = [*page.url_keys, METHODS_KEY]
+    keys += [param_prefix(r.method) + name for r in requests for name in r.values]
+    values = url_values(keys)
+    text = selection.link_text()
+    if text is not None:
+        values[SELECTION_KEY] = text
+    publish(values, prune=LINK_PREFIXES)
+    if text is None and SELECTION_KEY in st.query_params:
+        del st.query_params[SELECTION_KEY]
+
+
+def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None) -> None:
+    """Under a view: its 1-NN accuracy, how it was aligned, what it was fitted on, and which
+    points are drawn on the frame's edge."""
+    result, spec = panel.result, panel.request.spec
+    st.metric(
+        f"{short_label(spec)} 1-NN accuracy",
+        f"{result.accuracy:.3f}",
+        help="1-NN in this method's embedding (all its coordinates) from the labelled points, "
+        "scored on the unlabelled ones",
+    )
+    lines = []
+    if panel.alignment.disparity is not None:
+        lines.append(f"Procrustes disparity to view 1: {panel.alignment.disparity:.3f}.")
+    elif position > 1 and not panel.alignment.aligned:
+        lines.append("Not aligned: view 1 draws another number of coordinates.")
+    if result.Z.shape[1] > 2:
+        lines.append(f"Its first 2 of {result.Z.shape[1]} coordinates are drawn.")
+    edge = int(panel.at_edge.sum())
+    if edge:
+        lines.append(
+            f"{edge} point(s) carry a coordinate (a localised eigenvector): drawn on the frame's "
+            "edge as open triangles; hover one for where it lies."
+        )
+    if result.fitted_on is not None:
+        lines.append(
+            f"{short_label(spec)} was fitted on {result.fitted_on:,} of the "
+            f"{int(result.mask.sum()):,} labelled points (a stratified sample: it costs n² or "
+            f"more) and maps all {ds.n_samples:,} points."
+        )
+    if n_selected is not None:
+        lines.append(f"{n_selected:,} selected point(s) in this view.")
+    if lines:
+        st.caption(" ".join(lines))
+    collapsed = compute.collapse_warning(result.Z, result.mask)
+    if collapsed:
+        st.warning(collapsed, icon=":material/warning:")
+
+
+def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> None:
+    """The selected points (index, class, labelled or not): the first TABLE_ROWS and the count."""
+    where = np.flatnonzero(np.isin(index, selected))
+    missing = int(selected.size - where.size)
+    names = [str(t) for t in ds.target_names]
+    head = f"**{where.size:,} point(s) selected**" + (
+        f" (the first {TABLE_ROWS} listed)" if where.size > TABLE_ROWS else ""
+    )
+    if missing:
+        head += f"; {missing:,} of the selection are not among the {index.size:,} points drawn"
+    st.markdown(head)
+    rows = where[:TABLE_ROWS]
+    frame = pd.DataFrame(
+        {
+            "index": index[rows],
+            "class": [names[c] for c in ds.y[rows]],
+            "labelled": np.where(mask[rows], "yes", "no"),
+        }
+    )
+    st.dataframe(frame, hide_index=True, height=min(400, 38 + 35 * len(rows)), key="linked_table")
+
+
+ALIGN_CAPTION = (
+    "Views 2 and after are rotated (or reflected) and scaled to match view 1 by orthogonal "
+    "Procrustes: each view is centred and scaled to unit RMS radius, so the shapes are what each "
+    "method computed. A click, a box or a lasso in any view selects the same points in all of "
+    "them (the others are dimmed, not moved); the link keeps the selection."
+)
+
+
+def _draw_panel(panel: Panel, selection: Selection, selected, ds, position: int) -> int | None:
+    """Build, extend (`panel_extras`), highlight the `selected` points of and draw one view; how
+    many of them are in it (None: nothing selected)."""
+    panel.figure = panel_figure(panel, ds, position)
+    panel_extras(panel)
+    names = [str(t) for t in ds.target_names]
+    shown = highlight(panel, selected, names, ds.y) if selected.size else None
+    chart_key = f"linked_{position}_{selection.generation}"
+    draw_chart(
+        st,
+        presentation.fit_screen(panel.figure),
+        key=chart_key,
+        on_select=lambda: selection.on_select(chart_key),
+        selection_mode=("points", "box", "lasso"),
+    )
+    return shown
+
+
+def _selection_part(page: EmbedPage, selection: Selection, ds, kept: np.ndarray) -> None:
+    """The selection's table (or how to make one) and the button that clears it."""
+    selected = selection.indices
+    if selected.size:
+        selection_table(selected, kept, ds, memo.split(page.request.data, page.request.split))
+        if selection.link_text() is None:
+            st.caption(
+                f"This selection is too long for a link (over {SELECTION_CHARS:,} characters): "
+                "the link leaves it out."
+            )
+    else:
+        st.caption("Nothing selected: drag a box or a lasso in any view, or click a point.")
+    st.button("Clear selection", key="linked_clear", on_click=selection.clear,
+              disabled=not selected.size)  # fmt: skip
+
+
+@st.fragment
+def linked_view(page: EmbedPage) -> None:
+    """The view (a fragment: a selection reruns only it)."""
+    started = time.perf_counter()
+    methods = methods_picker(page)
+    ds, kept = memo.view_data(page.request.data)
+    owner = (page.request.data.name, page.request.data.params)
+    selection = Selection(owner, page.dataset.n_samples)
+    if methods is None:
+        _publish(page, [], selection)
+        return
+    columns = _columns(len(methods))
+    tops = [column.container() for column in columns]  # the views above their parameters
+    requests = _requests(page, methods, columns)
+    _publish(page, requests, selection)
+    reference, selected = None, selection.indices
+    for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
+        with top:
+            result = _fit(request)
+            if result is None or result.Z is None:
+                continue
+            aligned = alignment(result.Z, reference)
+            panel = Panel(request, result, aligned, aligned.apply(result.Z), kept)
+            reference = panel.coords if reference is None else reference
+            shown = _draw_panel(panel, selection, selected, ds, position)
+            _panel_notes(panel, ds, position, shown)
+    _selection_part(page, selection, ds, kept)
+    st.caption(ALIGN_CAPTION)
+    not_offered(page)
+    if timing_enabled():
+        elapsed = 1000 * (time.perf_counter() - started)
+        print(f"metriclab-timing linked_view {elapsed:.1f} ms", flush=True)

@@ -1,0 +1,121 @@
+"""The Embed page's linked views in a real browser (issue 37, item 1): a box drawn in view 1 selects
+the same points in every view, the link records them (`sel=`), and the link reopened, in this
+session and in another one, shows the same selection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser_app import no_red_box, settled
+from tests.test_browser_sessions import query
+
+pytestmark = pytest.mark.browser
+
+LINK = "/embed?ds=iris&mode=linked&methods=tdl,le,nca"
+SHOTS = Path(os.environ.get("METRICLAB_SHOTS", "/work/notes/shots"))  # never in the repository
+
+# Per chart: the data set indices of every point drawn (class traces, edge trace) with where it is
+# drawn, and those of the "selected (n)" trace.
+VIEWS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
+    const index = t => Array.from(t.customdata || [], c => Array.isArray(c) ? c[0] : Number(c));
+    const drawn = (g._fullData || []).filter(t => !String(t.name).startsWith('selected'));
+    const points = drawn.flatMap(t => index(t).map((i, k) => [i, t.x[k], t.y[k]]));
+    const picked = (g._fullData || []).filter(t => String(t.name).startsWith('selected'));
+    return {points, selected: picked.flatMap(index), title: String(g._fullLayout.title.text).replace(/<[^>]+>/g, ''),
+            dimmed: drawn.filter(t => t.customdata).every(t => t.marker.opacity < 0.5)};
+})"""
+
+
+def views(page) -> list[dict]:
+    return page.evaluate(VIEWS_JS)
+
+
+def drag_box(page, chart: int, box: tuple[float, float, float, float]) -> None:
+    """Drag a selection box (x0, y0, x1, y1 in data units) over chart number `chart`."""
+    corners = page.evaluate(
+        """([n, b]) => { const g = document.querySelectorAll('.js-plotly-plot')[n];
+        const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis, r = g.getBoundingClientRect();
+        const px = v => r.left + xa._offset + xa.l2p(v), py = v => r.top + ya._offset + ya.l2p(v);
+        return [px(b[0]), py(b[1]), px(b[2]), py(b[3])]; }""",
+        [chart, list(box)],
+    )
+    page.mouse.move(corners[0], corners[1])
+    page.mouse.down()
+    page.mouse.move((corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2, steps=5)
+    page.mouse.move(corners[2], corners[3], steps=5)
+    page.mouse.up()
+
+
+def wait_selected(page, count: int) -> None:
+    """Wait until every chart draws a selection of `count` points and the app is idle."""
+    page.wait_for_function(
+        """n => { const gs = [...document.querySelectorAll('.js-plotly-plot')];
+        return gs.length === 3 && gs.every(g => (g._fullData || []).some(t =>
+            String(t.name).startsWith('selected') && (t.customdata || []).length === n)); }""",
+        arg=count,
+        timeout=120_000,
+    )
+    settled(page)
+
+
+def test_a_box_in_view_one_selects_the_same_points_in_every_view_and_the_link_keeps_them(
+    page, app_url
+):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + LINK)
+    settled(page)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 3")
+    first = views(page)
+    assert [v["title"] for v in first] == [
+        "view 1: TDL",
+        "view 2: Laplacian Eigenmaps",
+        "view 3: NCA",
+    ]
+    assert all(v["selected"] == [] for v in first)
+    # a box over the points of view 1 right of its widest gap along x (its whole y range): the
+    # box's edge in the gap, so that no point lies within a pixel of it
+    xs = sorted(p[1] for p in first[0]["points"])
+    ys = [p[2] for p in first[0]["points"]]
+    gap = max(range(len(xs) - 1), key=lambda i: xs[i + 1] - xs[i])
+    low_x = (xs[gap] + xs[gap + 1]) / 2
+    box = (low_x, max(ys) + 0.02, xs[-1] + 0.02, min(ys) - 0.02)
+    inside = {p[0] for p in first[0]["points"] if p[1] > low_x}
+    assert 10 <= len(inside) < 150
+    drag_box(page, 0, box)
+    wait_selected(page, len(inside))
+    after = views(page)
+    for view in after:  # the same points in every view, the others dimmed, none moved
+        assert set(view["selected"]) == inside, view["title"]
+        assert view["dimmed"], view["title"]
+    for before, now in zip(first, after, strict=True):
+        assert sorted(map(tuple, before["points"])) == sorted(map(tuple, now["points"]))
+    page.wait_for_function("() => new URLSearchParams(location.search).has('sel')")
+    from metriclab.ui.embed.linked import decode_selection
+
+    assert set(decode_selection(query(page)["sel"], 150).tolist()) == inside
+    assert page.get_by_text(f"{len(inside)} point(s) selected").count() == 1
+    no_red_box(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "linked-selection.png"))
+    # the link reloaded: the same selection, in every view
+    page.reload()
+    settled(page)
+    wait_selected(page, len(inside))
+    assert all(set(v["selected"]) == inside for v in views(page))
+    # the link in another session
+    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    other.goto(page.url)
+    settled(other)
+    wait_selected(other, len(inside))
+    assert all(set(v["selected"]) == inside for v in views(other))
+    no_red_box(other)
+    other.context.close()
+    # cleared: no selection drawn, none in the link
+    page.get_by_role("button", name="Clear selection").click()
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('sel')")
+    settled(page)
+    assert all(v["selected"] == [] and not v["dimmed"] for v in views(page))
+    no_red_box(page)
