@@ -23,7 +23,55 @@ def t(step):
     return time.perf_counter() - s, v
 
 
+def lambda_part():
+    """A λ move on all of MNIST on the GPU, its parts timed: S rebuilt on the host, the solve
+    warm-started at the default tolerance and at tol = 1e-10 (the issue's prototype: 3e-10)."""
+    from metriclab.eigen import smallest_eigenpairs
+    from metriclab.graphs import degrees, neighbour_graph
+    from metriclab.methods.spectral import (
+        cost_laplacian,
+        cost_lower_bound,
+        cost_matrix,
+        penalized_problem,
+    )
+
+    digits = load("mnist")
+    X, y = digits.X, digits.y
+    distances, indices = brute_force_neighbors(X, 20, device="gpu")
+    W, _ = neighbour_graph(distances, indices)
+    labels = partial_labels(y, labeled_mask(y, fraction=0.05, seed=0))
+    C = cost_matrix(X, labels, 20)
+    C_prime, d = cost_laplacian(C), degrees(W)
+
+    def problem(lam):
+        S, scale, trivial = penalized_problem(C_prime, W, d, lam, "unnormalized")
+        return S, trivial, cost_lower_bound(C, scale)
+
+    tb, (S, trivial, lower) = t(lambda: problem(128.0))
+    tc, cold = t(lambda: smallest_eigenpairs(S, 60, trivial, "subspace", lower=lower, device="gpu"))
+    print(f"lambda 128 cold: build S {tb:.2f} s, solve {tc:.2f} s, residual {cold.residual:.0e}")
+    previous = cold
+    for lam in (64.0, 32.0):
+        tb, (S, trivial, lower) = t(lambda lam=lam: problem(lam))
+        for tol in (0.0, 1e-10):
+            ts, found = t(
+                lambda S=S, tr=trivial, lo=lower, tol=tol, v=previous.vectors: smallest_eigenpairs(
+                    S, 60, tr, "subspace", tol=tol, lower=lo, start=v, device="gpu"
+                )
+            )
+            ref = smallest_eigenpairs(S, 60, trivial, "subspace", lower=lower, device="gpu")
+            gap = float(np.abs(found.values - ref.values).max())
+            print(
+                f"move to {lam:g}: build S {tb:.2f} s, warm solve tol={tol:g} {ts:.2f} s "
+                f"(residual {found.residual:.0e}, max dlambda vs cold {gap:.0e})"
+            )
+        previous = found
+
+
 def main():
+    if "--lambda-move" in sys.argv:
+        lambda_part()
+        return
     for part in (graph_part, mnist_part):
         try:
             part()
