@@ -38,6 +38,10 @@ def test_every_usps_digit_is_drawn_with_webgl_and_a_click_shows_the_digit(page, 
     assert page.get_by_test_id("stException").count() == 0
     assert page.locator("[data-testid='stAlertContentError']").count() == 0
     first = next(i for i, (_, n, _) in enumerate(traces) if n)
+    # the chart whole in the window (the score lines above it push it below a 1280×800 window)
+    page.evaluate(
+        "() => document.querySelector('.js-plotly-plot').scrollIntoView({block: 'center'})"
+    )
     x, y = page.evaluate(POINT_JS, first)
     page.mouse.click(x, y)
     titles = (

@@ -78,13 +78,13 @@ def split_sentence(page: EmbedPage, result, fitted_references) -> str:
 
 
 def show_scores(
-    page: EmbedPage, result, fitted_references, request: FitRequest | None = None
+    page: EmbedPage, result, fitted_references, request: FitRequest | None = None, tiles=None
 ) -> None:
-    """The method's accuracy (by the chosen classifier) beside the references; the delta is
-    against the first (comparable). Below: the classifier, the accuracy beside chance and the
-    neighbourhood measures (`quality_panel`)."""
+    """The method's accuracy (by the chosen classifier) beside the references (in `tiles`, a
+    container above the chart); the delta is against the first (comparable). Then the classifier,
+    the accuracy beside chance and the neighbourhood measures (`quality_panel`)."""
     spec = page.spec
-    tiles = st.container()
+    tiles = st.container() if tiles is None else tiles
     classifier, controls = "1nn", None
     if result.Z is not None:
         controls = st.columns([2, 1, 2])  # classifier, k, overlay: one row below the tiles
@@ -447,7 +447,9 @@ def live_view(page: EmbedPage) -> None:
             return
         if present:
             _draw(page, request, result, test)
-        show_scores(page, result, fitted_references, request)
+        tiles = st.container()  # the scores, then the chart, on a 1280×800 screen at once
+        chart = None if present else st.container()
+        show_scores(page, result, fitted_references, request, tiles)
         collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
         if collapsed:
             st.warning(collapsed, icon=":material/warning:")
@@ -455,8 +457,9 @@ def live_view(page: EmbedPage) -> None:
             seed_widget("spread", Rule(False, label="Spread over 10 split seeds"))
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
-        if not present:
-            _draw(page, request, result, test)
+        if chart is not None:
+            with chart:
+                _draw(page, request, result, test)
         if bar is not None:
             bar.empty()
         snippet = code_snippets.embed_snippet(request, page.dataset)
