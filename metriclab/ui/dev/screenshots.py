@@ -52,6 +52,9 @@ SHOTS = [
     ("present-lesson.png", "/lessons?lesson=tdl&step=2&present=1", [], 800, 1280),
     ("embed-ionosphere.png", f"/embed?{IONOSPHERE_TDL}", [("chart", "")], 800, 1280),
     ("embed-mnist.png", "/embed?ds=mnist&method=tdl", [("chart", "")], 800, 1280),
+    # look closer (issue 37): linked views with a selection; held-out digits of MNIST, mapped
+    ("embed-linked.png", "/embed?ds=two_moons&mode=linked&methods=tdl,le,nca&sel=0-29&test=0.3", [("chart", "")], 800, 1280),
+    ("embed-held-out.png", "/embed?ds=mnist&cap=2000&method=tdl&test=0.3", [("chart", "")], 800, 1280),
 ]  # fmt: skip
 
 
