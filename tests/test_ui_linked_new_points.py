@@ -9,16 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metriclab import TDL
 from metriclab.evaluation.held_out import fit_held_out, held_out_mask, map_new_points
 from metriclab.export import read_coordinates_csv
-from metriclab.methods import MethodSpec, register, specs_with, unregister
 from metriclab.ui.embed import linked
 from metriclab.ui.embed.new_points import HELD_OUT_NAME, QUERY_NAME
 from tests.apptest_helpers import run_page, values
 from tests.test_app_quality_export import downloads  # noqa: F401 - the fixture
 from tests.test_ui_embed_linked import assert_clean, drawn, panels_of
-from tests.test_ui_new_points import page_fit, traces
+from tests.test_ui_new_points import no_map_method, page_fit, traces
 
 METHODS = ["tdl", "le", "nca"]
 
@@ -92,23 +90,9 @@ def test_a_new_point_is_a_star_in_every_view_where_each_method_maps_it(panels):
 
 
 def test_a_method_without_a_map_says_so_under_its_view():
-    (le,) = [s for s in specs_with("transductive", "out_of_sample", "unsupervised")]
-    register(
-        MethodSpec(
-            key="_no_map",
-            label="No-map method",
-            paper="test",
-            params=le.params,
-            factory=TDL,
-            estimator=TDL,
-            tags={"transductive", "graph"},
-        )
-    )
-    try:
+    with no_map_method():
         query = {"ds": "iris", "mode": "linked", "methods": "tdl,_no_map", "test": "0.3"}
         at = run_page("embed", query, 240)
-    finally:
-        unregister("_no_map")
     assert_clean(at)
     tdl, no_map = panels_of(at)
     assert len(traces(tdl, HELD_OUT_NAME)) == 1 and not traces(no_map, HELD_OUT_NAME)

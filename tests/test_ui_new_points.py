@@ -4,6 +4,8 @@ the transductive one; a method without an out-of-sample map says so; a bad share
 a notice; a new point added by its x/y inputs is drawn as a star where `map_new_points` places it,
 with its five nearest neighbours listed."""
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -93,7 +95,10 @@ def test_a_held_out_share_in_the_link_draws_the_mapped_points_and_their_accuracy
         assert f"{shown:.3f}" == f"{fit.held_out_accuracy:.3f}"
 
 
-def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
+@contextmanager
+def no_map_method():
+    """A method `_no_map` registered while the block runs: an embedding without an
+    out-of-sample map (Laplacian Eigenmaps' parameters, no `out_of_sample` tag)."""
     (le,) = [s for s in specs_with("transductive", "out_of_sample", "unsupervised")]
     register(
         MethodSpec(
@@ -107,9 +112,14 @@ def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
         )
     )
     try:
-        at = run_page("embed", {"ds": "iris", "method": "_no_map", "test": "0.3"}, TIMEOUT)
+        yield "_no_map"
     finally:
         unregister("_no_map")
+
+
+def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
+    with no_map_method():
+        at = run_page("embed", {"ds": "iris", "method": "_no_map", "test": "0.3"}, TIMEOUT)
     assert_clean(at)
     assert any("has no out-of-sample map" in i.value for i in at.info)
     assert not traces(figures(at)[0], HELD_OUT_NAME)
