@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metriclab.evaluation.held_out import fit_held_out, held_out_mask, map_new_points
+from metriclab.evaluation.held_out import fit_held_out, held_out_mask
 from metriclab.export import read_coordinates_csv
 from metriclab.ui.embed import linked
 from metriclab.ui.embed.new_points import HELD_OUT_NAME, QUERY_NAME
 from tests.apptest_helpers import run_page, values
 from tests.test_app_quality_export import downloads  # noqa: F401 - the fixture
 from tests.test_ui_embed_linked import assert_clean, drawn, panels_of
-from tests.test_ui_new_points import no_map_method, page_fit, traces
+from tests.test_ui_new_points import library_new_point, no_map_method, page_fit, traces
 
 METHODS = ["tdl", "le", "nca"]
 
@@ -72,15 +72,7 @@ def test_a_new_point_is_a_star_in_every_view_where_each_method_maps_it(panels):
     for method, fig in zip(METHODS, figs, strict=True):
         (star,) = traces(fig, QUERY_NAME)
         assert star["marker"]["symbol"] == "star"
-        ds, _, request, seed = page_fit(at, "two_moons", method)
-        fit = fit_held_out(request, test=0.3, seed=seed)
-        ref = np.flatnonzero(~fit.held_out)
-        new = map_new_points(
-            fit.estimator,
-            fit.scale([[0.5, 0.25]]),
-            fit.scale(ds.X[ref]),
-            Z_reference=fit.embedding[ref],
-        )
+        _, new, _ = library_new_point(at, "two_moons", method, [0.5, 0.25])
         expected = panels[method].place(np.asarray(new.coordinates).reshape(1, -1))
         np.testing.assert_allclose(xy(star), expected, atol=1e-9)
     # the controls once, the neighbours under each method's metric, a tab each
