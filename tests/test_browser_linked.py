@@ -141,7 +141,7 @@ def test_a_held_out_share_draws_the_mapped_points_in_every_view(page, app_url):
         ").length === 3",
         timeout=120_000,
     )
-    assert page.get_by_text("1-NN on held-out (mapped)").count() == 3
+    assert page.get_by_text("1-NN, held out").count() == 3
     no_red_box(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "wire-linked-heldout.png"))

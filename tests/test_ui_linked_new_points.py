@@ -39,7 +39,7 @@ def test_a_held_out_share_is_drawn_and_scored_in_every_view(panels):
     assert_clean(at)
     figs = panels_of(at)
     assert len(figs) == 3
-    accuracies = [m.value for m in at.metric if m.label == "1-NN on held-out (mapped)"]
+    accuracies = [m.value for m in at.metric if m.label == "1-NN, held out"]
     assert len(accuracies) == 3
     for method, fig, shown in zip(METHODS, figs, accuracies, strict=True):
         ds, mask, request, seed = page_fit(at, "iris", method)
@@ -90,7 +90,7 @@ def test_a_method_without_a_map_says_so_under_its_view():
     assert len(traces(tdl, HELD_OUT_NAME)) == 1 and not traces(no_map, HELD_OUT_NAME)
     said = [c.value for c in at.caption if "no held-out or new points in this view" in c.value]
     assert len(said) == 1 and "has no out-of-sample map" in said[0]
-    assert len([m for m in at.metric if m.label == "1-NN on held-out (mapped)"]) == 1
+    assert len([m for m in at.metric if m.label == "1-NN, held out"]) == 1
 
 
 def test_the_coordinates_download_is_each_views_drawing(downloads):  # noqa: F811

@@ -477,6 +477,9 @@ def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) 
         del st.query_params[SELECTION_KEY]
 
 
+HELD_OUT_LABEL = "1-NN, held out"
+
+
 def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: float) -> None:
     """Under a view: its 1-NN accuracy (and the held-out one beside it), how it was aligned, what
     it was fitted on, which points are drawn on the frame's edge, and why a method draws no
@@ -487,7 +490,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
         place, right = st.columns(2)
         scores = new_points.held_out_scores(panel.request, test, panel.request.split.seed)
         right.metric(
-            "1-NN on held-out (mapped)",
+            HELD_OUT_LABEL,
             new_points._shown(scores.held_out),
             delta=None
             if scores.held_out is None or scores.transductive is None
@@ -495,8 +498,8 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
             help="the held-out points placed by the out-of-sample map, against the labelled "
             "points; the arrow: minus the other unlabelled points' score on the same fit",
         )
-    place.metric(
-        f"{short_label(spec)} 1-NN accuracy",
+    place.metric(  # two tiles in a third of the page: short labels (the view's title names it)
+        f"{short_label(spec)} 1-NN accuracy" if place is st else "1-NN, full fit",
         f"{result.accuracy:.3f}",
         help="1-NN in this method's embedding (all its coordinates) from the labelled points, "
         "scored on the unlabelled ones (the fit on every point)",
@@ -505,8 +508,8 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     if panel.held_out is not None and test > 0:
         lines.append(
             f"Drawn: the fit without the {scores.n_held_out:,} held-out points (open diamonds, "
-            f"mapped by its out-of-sample map); 1-NN on its other unlabelled points: "
-            f"{new_points._shown(scores.transductive)}."
+            f"mapped by its out-of-sample map); 1-NN on its other unlabelled points (what "
+            f"the held-out arrow is against): {new_points._shown(scores.transductive)}."
         )
     if panel.alignment.disparity is not None:
         lines.append(f"Procrustes disparity to view 1: {panel.alignment.disparity:.3f}.")
