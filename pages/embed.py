@@ -52,7 +52,10 @@ with st.sidebar:
     seed_widget("mode", Rule("live", list(MODES), label="View", shown=MODES.get))
     mode = st.radio("View", list(MODES), key="mode", format_func=MODES.get, horizontal=True)
 
-explainer(*presets.explanation(method))
+if mode == "linked":  # the sidebar's Method is the other views'; the linked view picks its own
+    st.caption("The linked view uses the methods chosen below, not the sidebar's Method.")
+else:
+    explainer(*presets.explanation(method))
 if ds_full is None:
     st.stop()
 used, note = effective_points(ds_full, method, mode, max_points)

@@ -17,9 +17,16 @@ pytestmark = pytest.mark.browser
 LINK = "/embed?ds=iris&mode=linked&methods=tdl,le,nca"
 SHOTS = Path(os.environ.get("METRICLAB_SHOTS", "/work/notes/shots"))  # never in the repository
 
+# The linked views' charts (not the "Add a new point" input panel folded below them).
+CHARTS_JS = """[...document.querySelectorAll('.js-plotly-plot')].filter(g =>
+    /^view \\d/.test(String(((g._fullLayout || {}).title || {}).text || '').replace(/<[^>]+>/g, '')))"""
+
 # Per chart: the data set indices of every point drawn (class traces, edge trace) with where it is
 # drawn, and those of the "selected (n)" trace.
-VIEWS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
+VIEWS_JS = (
+    """() => """
+    + CHARTS_JS
+    + """.map(g => {
     const index = t => Array.from(t.customdata || [], c => Array.isArray(c) ? c[0] : Number(c));
     const drawn = (g._fullData || []).filter(t => !String(t.name).startsWith('selected'));
     const points = drawn.flatMap(t => index(t).map((i, k) => [i, t.x[k], t.y[k]]));
@@ -27,6 +34,7 @@ VIEWS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
     return {points, selected: picked.flatMap(index), title: String(g._fullLayout.title.text).replace(/<[^>]+>/g, ''),
             dimmed: drawn.filter(t => t.customdata).every(t => t.marker.opacity < 0.5)};
 })"""
+)
 
 
 def views(page) -> list[dict]:
@@ -52,7 +60,9 @@ def drag_box(page, chart: int, box: tuple[float, float, float, float]) -> None:
 def wait_selected(page, count: int) -> None:
     """Wait until every chart draws a selection of `count` points and the app is idle."""
     page.wait_for_function(
-        """n => { const gs = [...document.querySelectorAll('.js-plotly-plot')];
+        """n => { const gs = """
+        + CHARTS_JS
+        + """;
         return gs.length === 3 && gs.every(g => (g._fullData || []).some(t =>
             String(t.name).startsWith('selected') && (t.customdata || []).length === n)); }""",
         arg=count,
@@ -67,7 +77,7 @@ def test_a_box_in_view_one_selects_the_same_points_in_every_view_and_the_link_ke
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(app_url + LINK)
     settled(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 3")
+    page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
     first = views(page)
     assert [v["title"] for v in first] == [
         "view 1: TDL",
@@ -119,3 +129,19 @@ def test_a_box_in_view_one_selects_the_same_points_in_every_view_and_the_link_ke
     settled(page)
     assert all(v["selected"] == [] and not v["dimmed"] for v in views(page))
     no_red_box(page)
+
+
+def test_a_held_out_share_draws_the_mapped_points_in_every_view(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + LINK + "&test=0.3")
+    settled(page)
+    page.wait_for_function(
+        "() => " + CHARTS_JS + ".filter(g => (g._fullData || []).some(t => "
+        "String(t.name).startsWith('held out') && (t.customdata || []).length === 45)"
+        ").length === 3",
+        timeout=120_000,
+    )
+    assert page.get_by_text("1-NN, held out").count() == 3
+    no_red_box(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "wire-linked-heldout.png"))

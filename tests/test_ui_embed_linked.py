@@ -47,6 +47,13 @@ def title(fig) -> str:
     return fig["layout"]["title"]["text"]
 
 
+def panels_of(at) -> list[dict]:
+    """The linked views' figures (not the "Add a new point" input panel below them)."""
+    return [
+        f for f in figures(at) if str(f["layout"].get("title", {}).get("text")).startswith("view ")
+    ]
+
+
 def drawn(fig) -> dict[int, tuple[float, float]]:
     """{data set index: (x, y)} of every point the figure draws (class and edge traces)."""
     out = {}
@@ -74,7 +81,7 @@ def selected(fig) -> set[int]:
 def test_a_link_with_three_methods_opens_three_aligned_views_with_their_scores():
     at = run({**IRIS, "methods": "tdl,le,nca"})
     assert_clean(at)
-    figs = figures(at)
+    figs = panels_of(at)
     assert [title(f) for f in figs] == [
         "view 1: TDL",
         "view 2: Laplacian Eigenmaps",
@@ -105,7 +112,7 @@ def test_views_two_and_after_are_rotated_and_scaled_only():
     from tests.apptest_helpers import fit_request
 
     at = run({**IRIS, "methods": "tdl,le,nca"})
-    points = drawn(figures(at)[2])
+    points = drawn(panels_of(at)[2])
     shown = np.array([points[i] for i in range(150)])
     from metriclab.ui.shared import memo
 
@@ -126,7 +133,7 @@ def test_a_selection_in_the_link_reopens_highlighted_in_every_view_and_listed():
     at = run({**IRIS, "methods": "tdl,le,nca", "sel": "3,17,42,100-103"})
     assert_clean(at)
     wanted = {3, 17, 42, 100, 101, 102, 103}
-    figs = figures(at)
+    figs = panels_of(at)
     assert len(figs) == 3
     for fig in figs:
         assert selected(fig) == wanted, title(fig)
@@ -152,14 +159,14 @@ def test_a_selection_in_the_link_reopens_highlighted_in_every_view_and_listed():
     assert not at.button(key="linked_clear").disabled
     at.button(key="linked_clear").click().run()  # cleared: nothing drawn, nothing in the link
     assert_clean(at)
-    assert all(selected(f) == set() for f in figures(at))
+    assert all(selected(f) == set() for f in panels_of(at))
     assert "sel" not in at.query_params
 
 
 def test_a_method_the_data_set_does_not_allow_is_listed_with_its_reason():
     at = run({**IRIS, "methods": "tdl,tangent_knn,le"})
     assert_clean(at)
-    assert [title(f) for f in figures(at)] == ["view 1: TDL", "view 2: Laplacian Eigenmaps"]
+    assert [title(f) for f in panels_of(at)] == ["view 1: TDL", "view 2: Laplacian Eigenmaps"]
     assert any("tangent_knn" in w.value and "not available" in w.value for w in at.warning)
     captions = [c.value for c in at.main.caption]
     label = REGISTRY["tangent_knn"].label
@@ -181,7 +188,7 @@ def test_a_bad_methods_value_warns_with_the_reason(methods, reason, views):
     at = run({**IRIS, "methods": methods})
     assert_clean(at)
     assert any(reason in w.value for w in at.warning), [w.value for w in at.warning]
-    assert len(figures(at)) == views
+    assert len(panels_of(at)) == views
 
 
 @pytest.mark.parametrize(
@@ -197,7 +204,7 @@ def test_a_bad_selection_in_the_link_warns_and_selects_nothing(sel, reason):
     at = run({**IRIS, "methods": "tdl,le", "sel": sel})
     assert_clean(at)
     assert any(reason in w.value for w in at.warning), [w.value for w in at.warning]
-    assert all(selected(f) == set() for f in figures(at))
+    assert all(selected(f) == set() for f in panels_of(at))
     assert "sel" not in at.query_params
 
 
@@ -214,7 +221,7 @@ def test_four_methods_are_drawn_and_each_panel_takes_extra_traces(monkeypatch):
     monkeypatch.setattr(linked, "PANEL_EXTRAS", [extra])
     at = run({**IRIS, "methods": "le,nca,lmnn,pca"})
     assert_clean(at)
-    figs = figures(at)
+    figs = panels_of(at)
     assert len(figs) == 4 and len(at.metric) == 4
     assert [m for m, _ in placed] == ["le", "nca", "lmnn", "pca"]
     for fig, (_, xy) in zip(figs, placed, strict=True):
@@ -230,7 +237,7 @@ def test_full_size_graph_methods_draw_every_point_and_a_learner_says_it_saw_a_sa
         timeout=900,
     )
     assert_clean(at)
-    figs = figures(at)
+    figs = panels_of(at)
     for fig in figs:
         assert len(drawn(fig)) == 9298
         classes = [t for t in fig["data"] if t.get("legendgroup") in map(str, range(10))]

@@ -4,6 +4,8 @@ the transductive one; a method without an out-of-sample map says so; a bad share
 a notice; a new point added by its x/y inputs is drawn as a star where `map_new_points` places it,
 with its five nearest neighbours listed."""
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -63,6 +65,18 @@ def page_fit(at, ds_name, method):
     return ds, mask, request, split.seed
 
 
+def library_new_point(at, ds_name, method, x, test=0.3):
+    """(fit, new, ref): the library's placement of new point `x` for the page's fit of `method`:
+    `fit_held_out` without the share `test`, `map_new_points` against the points it saw (`ref`)."""
+    ds, _, request, seed = page_fit(at, ds_name, method)
+    fit = fit_held_out(request, test=test, seed=seed)
+    ref = np.flatnonzero(~fit.held_out)
+    new = map_new_points(
+        fit.estimator, fit.scale([x]), fit.scale(ds.X[ref]), Z_reference=fit.embedding[ref]
+    )
+    return fit, new, ref
+
+
 @pytest.mark.parametrize("method", ["tdl", "nca"])
 def test_a_held_out_share_in_the_link_draws_the_mapped_points_and_their_accuracy(method):
     at = run_page("embed", {"ds": "iris", "method": method, "test": "0.3"}, TIMEOUT)
@@ -93,7 +107,10 @@ def test_a_held_out_share_in_the_link_draws_the_mapped_points_and_their_accuracy
         assert f"{shown:.3f}" == f"{fit.held_out_accuracy:.3f}"
 
 
-def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
+@contextmanager
+def no_map_method():
+    """A method `_no_map` registered while the block runs: an embedding without an
+    out-of-sample map (Laplacian Eigenmaps' parameters, no `out_of_sample` tag)."""
     (le,) = [s for s in specs_with("transductive", "out_of_sample", "unsupervised")]
     register(
         MethodSpec(
@@ -107,9 +124,14 @@ def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
         )
     )
     try:
-        at = run_page("embed", {"ds": "iris", "method": "_no_map", "test": "0.3"}, TIMEOUT)
+        yield "_no_map"
     finally:
         unregister("_no_map")
+
+
+def test_a_method_without_an_out_of_sample_map_says_so_and_draws_none():
+    with no_map_method():
+        at = run_page("embed", {"ds": "iris", "method": "_no_map", "test": "0.3"}, TIMEOUT)
     assert_clean(at)
     assert any("has no out-of-sample map" in i.value for i in at.info)
     assert not traces(figures(at)[0], HELD_OUT_NAME)
@@ -149,15 +171,7 @@ def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
     (star,) = traces(fig, QUERY_NAME)
     assert star["marker"]["symbol"] == "star"
     # the library's placement: fitted without the held-out points, the new point mapped
-    ds, _, request, seed = page_fit(at, "two_moons", "tdl")
-    fit = fit_held_out(request, test=0.3, seed=seed)
-    ref = np.flatnonzero(~fit.held_out)
-    new = map_new_points(
-        fit.estimator,
-        fit.scale([[0.5, 0.25]]),
-        fit.scale(ds.X[ref]),
-        Z_reference=fit.embedding[ref],
-    )
+    fit, new, ref = library_new_point(at, "two_moons", "tdl", [0.5, 0.25])
     # the chart draws the embedding shifted, scaled and turned: carry the same map over
     drawn = drawn_points(fig)
     index = np.array(sorted(drawn))

@@ -5,7 +5,12 @@ same points in every view (the others dimmed, not moved) and lists them; the lin
 methods (`methods`) and the selection (`sel`, data set indices).
 
 Each panel's figure is built by `panel_figure`; `panel_extras` is where a caller adds traces of its
-own to every panel (held-out points, a dropped point) before the selection is drawn over them."""
+own to every panel before the selection is drawn over them. The held-out share (`test=` in the
+link) and the session's new points (ui/embed/new_points.py) apply to every panel: each method is
+drawn fitted without the held-out points (`new_points.shown_fit`) and its held-out and new points
+where its own out-of-sample map places them, carried over by the panel's alignment
+(`new_point_traces`). One "Download" expander below the panels offers each panel's coordinates,
+the selection and each panel's SVG (`linked_downloads`)."""
 
 from __future__ import annotations
 
@@ -25,16 +30,18 @@ from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.plots.base import class_color
 from metriclab.plots.embedding import WEBGL_ABOVE
+from metriclab.ui.embed import new_points
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.embed.labelling import selected_points
 from metriclab.ui.embed.live import _bar_progress
-from metriclab.ui.shared import compute, memo, presentation
+from metriclab.ui.shared import compute, downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
     LINK_PREFIXES,
     METHODS_KEY,
     SELECTION_KEY,
+    TEST_KEY,
     FitRequest,
     param_prefix,
 )
@@ -283,6 +290,8 @@ class Panel:
     index: np.ndarray
     shown: np.ndarray | None = None
     figure: go.Figure = field(default_factory=go.Figure)
+    held_out: np.ndarray | None = None  # the points held out of the fit (drawn as their own trace)
+    new: object = None  # the new points' `NewPoints` under this method, once drawn
 
     def __post_init__(self):
         if self.shown is None:
@@ -321,17 +330,18 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     a coordinate on the frame's edge as their own trace; a compact layout for a column (the
     legend under the chart, a drag selects)."""
     _, ranges = framed(panel.coords)
+    keep = np.ones(panel.index.size, bool) if panel.held_out is None else ~panel.held_out
     fig = plots.embedding_scatter(
-        panel.shown,
-        ds.y,
-        panel.result.mask,
+        panel.shown[keep],
+        ds.y[keep],
+        panel.result.mask[keep],
         ds.target_names,
         title=f"view {position}: {short_label(panel.request.spec)}",
         x_range=ranges[0],
         y_range=ranges[1] if len(ranges) > 1 else None,
-        index=panel.index,
-        at_edge=panel.at_edge,
-        true_coords=panel.coords,
+        index=panel.index[keep],
+        at_edge=panel.at_edge[keep],
+        true_coords=panel.coords[keep],
     )
     fig.update_layout(
         height=CHART_HEIGHT if panel.coords.shape[1] > 1 else STRIP_HEIGHT,
@@ -361,6 +371,20 @@ def panel_extras(panel: Panel) -> None:
     """Add the registered extra traces (PANEL_EXTRAS) to one panel's figure."""
     for extra in PANEL_EXTRAS:
         extra(panel)
+
+
+def new_point_traces(panel: Panel, test: float, seed: int) -> None:
+    """The held-out points and the session's new points in one panel, where the method (fitted
+    without the held-out share) maps them, carried over by the panel's alignment (`drawn`: the
+    panel's aligned coordinates of the same fit, so a mapped point lands at `panel.place(z)`).
+    Nothing where the method cannot place points (`_placing_note` says why)."""
+    request = panel.request
+    if not new_points.wanted(request, test):
+        return
+    panel.new = new_points.add_new_point_traces(panel.figure, request, test, seed, panel.coords)
+    for trace in panel.figure.data:  # view positions -> data set indices, as the class traces
+        if str(trace.name).startswith(new_points.HELD_OUT_NAME) and trace.customdata is not None:
+            trace.customdata = [[int(panel.index[i]), c] for i, c in trace.customdata]
 
 
 def drawn_positions(panel: Panel, y: np.ndarray) -> np.ndarray:
@@ -442,7 +466,7 @@ def _fit(request: FitRequest):
 
 
 def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) -> None:
-    keys = [*page.url_keys, METHODS_KEY]
+    keys = [*page.url_keys, METHODS_KEY, TEST_KEY]
     keys += [param_prefix(r.method) + name for r in requests for name in r.values]
     values = url_values(keys)
     text = selection.link_text()
@@ -453,17 +477,40 @@ def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) 
         del st.query_params[SELECTION_KEY]
 
 
-def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None) -> None:
-    """Under a view: its 1-NN accuracy, how it was aligned, what it was fitted on, and which
-    points are drawn on the frame's edge."""
+HELD_OUT_LABEL = "1-NN, held out"
+
+
+def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: float) -> None:
+    """Under a view: its 1-NN accuracy (and the held-out one beside it), how it was aligned, what
+    it was fitted on, which points are drawn on the frame's edge, and why a method draws no
+    held-out or new points."""
     result, spec = panel.result, panel.request.spec
-    st.metric(
-        f"{short_label(spec)} 1-NN accuracy",
+    place = st
+    if panel.held_out is not None and test > 0:
+        place, right = st.columns(2)
+        scores = new_points.held_out_scores(panel.request, test, panel.request.split.seed)
+        right.metric(
+            HELD_OUT_LABEL,
+            new_points._shown(scores.held_out),
+            delta=None
+            if scores.held_out is None or scores.transductive is None
+            else f"{scores.held_out - scores.transductive:+.3f}",
+            help="the held-out points placed by the out-of-sample map, against the labelled "
+            "points; the arrow: minus the other unlabelled points' score on the same fit",
+        )
+    place.metric(  # two tiles in a third of the page: short labels (the view's title names it)
+        f"{short_label(spec)} 1-NN accuracy" if place is st else "1-NN, full fit",
         f"{result.accuracy:.3f}",
         help="1-NN in this method's embedding (all its coordinates) from the labelled points, "
-        "scored on the unlabelled ones",
+        "scored on the unlabelled ones (the fit on every point)",
     )
     lines = []
+    if panel.held_out is not None and test > 0:
+        lines.append(
+            f"Drawn: the fit without the {scores.n_held_out:,} held-out points (open diamonds, "
+            f"mapped by its out-of-sample map); 1-NN on its other unlabelled points (what "
+            f"the held-out arrow is against): {new_points._shown(scores.transductive)}."
+        )
     if panel.alignment.disparity is not None:
         lines.append(f"Procrustes disparity to view 1: {panel.alignment.disparity:.3f}.")
     elif position > 1 and not panel.alignment.aligned:
@@ -486,6 +533,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None) -> Non
         lines.append(f"{n_selected:,} selected point(s) in this view.")
     if lines:
         st.caption(" ".join(lines))
+    _placing_note(panel.request, test)
     collapsed = compute.collapse_warning(result.Z, result.mask)
     if collapsed:
         st.warning(collapsed, icon=":material/warning:")
@@ -513,6 +561,74 @@ def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarra
     st.dataframe(frame, hide_index=True, height=min(400, 38 + 35 * len(rows)), key="linked_table")
 
 
+def _placing_note(request: FitRequest, test: float) -> None:
+    """Where held-out or new points are asked for and this method cannot place them: why."""
+    reason = new_points.cannot_place(request)
+    if reason is not None and (test > 0 or new_points.query_points(request.data) is not None):
+        st.caption(f":material/block: {reason}: no held-out or new points in this view.")
+
+
+def _selection_csv(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> str:
+    """The whole selection (not only the table's first rows) as CSV: index, label, labelled."""
+    where = np.flatnonzero(np.isin(index, selected))
+    names = [str(t) for t in ds.target_names]
+    frame = pd.DataFrame(
+        {
+            "index": index[where],
+            "label": [names[c] for c in ds.y[where]],
+            "labelled": mask[where].astype(int),
+        }
+    )
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, stem: str) -> None:
+    """One "Download" expander below the views: per view its coordinates as drawn (aligned to
+    view 1) and the method's own coordinates, the figure as SVG (on request); the selection."""
+    with downloads.download_area():
+        for column, panel, position in zip(st.columns(len(panels)), panels, positions, strict=True):
+            name = short_label(panel.request.spec)
+            own = f"{stem}-view{position}-{panel.request.method}"
+            column.markdown(f"**View {position}: {name}**")
+            points = downloads.Points(
+                panel.coords, ds.y, panel.result.mask, panel.held_out, index=panel.index
+            )
+            downloads.coordinates_button(
+                column, points, stem=f"{own}-aligned-to-view1", key=f"dl_linked_{position}",
+                label="Coordinates as drawn (CSV)",
+                help="index, label, labelled (1/0), held out (1/0), then the coordinates as this "
+                "view draws them: centred, unit RMS radius and turned onto view 1 (aligned to "
+                "view 1; a point drawn on the frame's edge is given where it lies)",
+            )  # fmt: skip
+            downloads.coordinates_button(
+                column,
+                downloads.Points(
+                    panel.result.Z, ds.y, panel.result.mask, panel.held_out, index=panel.index
+                ),
+                stem=f"{own}-own",
+                key=f"dl_linked_own_{position}",
+                label=f"{name}'s own coordinates (CSV)",
+                help=f"all {panel.result.Z.shape[1]} coordinates as {name} computed them (not "
+                "aligned)",
+            )
+            downloads.svg_button(column, panel.figure, stem=own, key=f"dl_linked_svg_{position}")
+        if selected.size:
+            mask = panels[0].result.mask if panels else np.zeros(ds.n_samples, bool)
+            st.download_button(
+                f"Selection ({selected.size:,} points, CSV)",
+                _selection_csv(selected, panels[0].index, ds, mask).encode(),
+                file_name=f"{stem}-selection.csv",
+                mime="text/csv",
+                key="dl_linked_selection",
+                on_click="ignore",
+                help="index, label, labelled (1/0) of every selected point",
+            )
+        st.caption(
+            "Coordinates as drawn are aligned to view 1 (Procrustes: centred, unit RMS radius, "
+            "turned); the own coordinates are each method's embedding as fitted."
+        )
+
+
 ALIGN_CAPTION = (
     "Views 2 and after are rotated (or reflected) and scaled to match view 1 by orthogonal "
     "Procrustes: each view is centred and scaled to unit RMS radius, so the shapes are what each "
@@ -521,10 +637,13 @@ ALIGN_CAPTION = (
 )
 
 
-def _draw_panel(panel: Panel, selection: Selection, selected, ds, position: int) -> int | None:
-    """Build, extend (`panel_extras`), highlight the `selected` points of and draw one view; how
-    many of them are in it (None: nothing selected)."""
+def _draw_panel(
+    panel: Panel, selection: Selection, selected, ds, position: int, test: float
+) -> int | None:
+    """Build, extend (held-out and new points, `panel_extras`), highlight the `selected` points of
+    and draw one view; how many of them are in it (None: nothing selected)."""
     panel.figure = panel_figure(panel, ds, position)
+    guarded(new_point_traces, panel, test, panel.request.split.seed, context="new points")
     panel_extras(panel)
     names = [str(t) for t in ds.target_names]
     shown = highlight(panel, selected, names, ds.y) if selected.size else None
@@ -555,6 +674,27 @@ def _selection_part(page: EmbedPage, selection: Selection, ds, kept: np.ndarray)
               disabled=not selected.size)  # fmt: skip
 
 
+def _new_points_part(panels: list[Panel], test: float) -> None:
+    """Below the views, once: "Add a new point" (drawn in every view that can place it) and the
+    new points' nearest neighbours under each method's metric, a tab per method."""
+    placing = [p for p in panels if new_points.cannot_place(p.request) is None]
+    if not placing:
+        return
+    new_points.add_point_controls(placing[0].request, test, placing[0].request.split.seed)
+    with_new = [p for p in placing if p.new is not None]
+    if not with_new:
+        return
+    st.markdown("**Nearest neighbours of the new points** under each method's metric")
+    for tab, panel in zip(
+        st.tabs([short_label(p.request.spec) for p in with_new]), with_new, strict=True
+    ):
+        tab.dataframe(
+            new_points.neighbour_table(panel.request, panel.new),
+            hide_index=True,
+            key=f"linked_neighbours_{panel.request.method}",
+        )
+
+
 @st.fragment
 def linked_view(page: EmbedPage) -> None:
     """The view (a fragment: a selection reruns only it)."""
@@ -566,22 +706,34 @@ def linked_view(page: EmbedPage) -> None:
     if methods is None:
         _publish(page, [], selection)
         return
+    test = new_points.held_out_share(st.columns([1, 2])[0])
     columns = _columns(len(methods))
     tops = [column.container() for column in columns]  # the views above their parameters
     requests = _requests(page, methods, columns)
     _publish(page, requests, selection)
     reference, selected = None, selection.indices
+    panels, positions = [], []
     for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
         with top:
             result = _fit(request)
             if result is None or result.Z is None:
                 continue
-            aligned = alignment(result.Z, reference)
-            panel = Panel(request, result, aligned, aligned.apply(result.Z), kept)
+            placed = guarded(new_points.shown_fit, request, result, test,
+                             request.split.seed, context="new points")  # fmt: skip
+            shown_result, held_out = placed or (result, None)
+            aligned = alignment(shown_result.Z, reference)
+            panel = Panel(request, shown_result, aligned, aligned.apply(shown_result.Z), kept,
+                          held_out=held_out)  # fmt: skip
             reference = panel.coords if reference is None else reference
-            shown = _draw_panel(panel, selection, selected, ds, position)
-            _panel_notes(panel, ds, position, shown)
+            shown = _draw_panel(panel, selection, selected, ds, position, test)
+            _panel_notes(panel, ds, position, shown, test)
+            panels.append(panel)
+            positions.append(position)
+    _new_points_part(panels, test)
     _selection_part(page, selection, ds, kept)
+    if panels:
+        stem = downloads.file_name(page.request.data.name.split(":")[-1], "linked")
+        linked_downloads(panels, positions, selected, ds, stem)
     st.caption(ALIGN_CAPTION)
     not_offered(page)
     if timing_enabled():

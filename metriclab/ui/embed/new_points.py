@@ -677,6 +677,15 @@ def new_points_section(request: FitRequest, test: float, seed: int, new) -> None
         return
     if test > 0:
         show_held_out_scores(request, test, seed)
+    add_point_controls(request, test, seed)
+    if new is not None:
+        show_query_neighbours(request, new, query_points(request.data))
+
+
+def add_point_controls(request: FitRequest, test: float, seed: int) -> None:
+    """The folded "Add a new point": the input panel (vector sets) or the digit maker (image
+    sets), and "Clear new points" once there are some (the points are the data set's: every view
+    of it draws them)."""
     ds, _ = memo.view_data(request.data)
     with st.expander("Add a new point", expanded=query_points(request.data) is not None):
         if ds.image_shape is None:
@@ -691,5 +700,3 @@ def new_points_section(request: FitRequest, test: float, seed: int, new) -> None
                 on_click=clear_queries,
                 args=(request.data,),
             )
-    if new is not None:
-        show_query_neighbours(request, new, query_points(request.data))
