@@ -145,3 +145,28 @@ def test_a_held_out_share_draws_the_mapped_points_in_every_view(page, app_url):
     no_red_box(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "wire-linked-heldout.png"))
+
+
+def test_a_sidebar_trip_and_back_keeps_the_linked_views_selection_and_held_out_share(page, app_url):
+    """Issue 37: the look-closer views survive a trip through the sidebar (Data and back): the
+    mode, the methods, the held-out share and the selection come back, drawn in every view."""
+    from tests.test_browser_view import nav
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + LINK + "&sel=0-9&test=0.3")
+    settled(page)
+    wait_selected(page, 10)
+    nav(page, "Data")
+    nav(page, "Embed")
+    settled(page)
+    wait_selected(page, 10)
+    q = query(page)
+    assert (q["mode"], q["methods"], q["sel"], q["test"]) == ("linked", "tdl,le,nca", "0-9", "0.3")
+    held_out = page.evaluate(
+        "() => "
+        + CHARTS_JS
+        + """.map(g => (g._fullData || []).filter(t => String(t.name).startsWith('held out'))
+            .reduce((n, t) => n + (t.customdata || []).length, 0))"""
+    )
+    assert held_out == [45, 45, 45]  # 30 % of iris's 150, in every view
+    no_red_box(page)
