@@ -245,24 +245,17 @@ def matrix_figure(matrix, names: Sequence[str] | None = None, title: str = ""):
     after the features where they fit (the same array the matrix buttons offer)."""
     import plotly.graph_objects as go
 
+    from metriclab.plots.base import _diverging
+
     matrix = np.asarray(matrix, dtype=np.float64)
     columns = (
         [str(n) for n in names] if names is not None and len(names) == matrix.shape[1] else None
     )
     rows = columns if columns is not None and matrix.shape[0] == matrix.shape[1] else None
     top = float(np.max(np.abs(matrix))) or 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=columns,
-            y=rows,
-            colorscale="RdBu",
-            zmid=0.0,
-            zmin=-top,
-            zmax=top,
-            hovertemplate="row %{y}<br>column %{x}<br>%{z:.4g}<extra></extra>",
-        )
-    )
+    hover = "row %{y}<br>column %{x}<br>%{z:.4g}<extra></extra>"
+    heat = go.Heatmap(z=matrix, x=columns, y=rows, hovertemplate=hover, **_diverging(top))
+    fig = go.Figure(heat)
     fig.update_layout(title=title or None, height=420, yaxis=dict(autorange="reversed"))
     return fig
 
