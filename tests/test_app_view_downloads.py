@@ -9,7 +9,7 @@ import io
 
 import numpy as np
 
-from metriclab.export import read_coordinates_csv
+from metriclab.export import notebook_code_cells, read_coordinates_csv
 from metriclab.plots.embedding import EDGE_TRACE
 from metriclab.ui.embed.new_points import HELD_OUT_NAME
 from tests.apptest_helpers import figures, run_page, values
@@ -60,8 +60,12 @@ def test_the_window_maps_grid_file_is_the_maps_colours(downloads):
     assert len(rows) == z.size
     np.testing.assert_array_equal(rows[:, 4].reshape(z.shape), z)
     np.testing.assert_array_equal(rows[:, 2] - rows[:, 3], rows[:, 4])
-    notebook = downloads(at, "dl_window_notebook").decode()
-    assert "window_map" in notebook
+    code, figure = notebook_code_cells(downloads(at, "dl_window_notebook"))
+    scope: dict = {}
+    exec(compile(code, "<notebook>", "exec"), scope)  # noqa: S102 - the page's own snippet
+    exec(compile(figure, "<figure>", "exec"), scope)  # noqa: S102
+    redrawn = np.array(values(scope["fig"].to_dict()["data"][0]["z"]), dtype=float)
+    np.testing.assert_allclose(redrawn, z, rtol=0, atol=1e-12)  # the notebook draws the map
 
 
 def test_the_input_views_points_are_its_panels(downloads):
