@@ -54,6 +54,11 @@ def _layout(fig: go.Figure, title: str | None, height: int = 420) -> go.Figure:
     return fig
 
 
+def _diverging(top: float) -> dict:
+    """A heat map's colour settings: red-white-blue centred at 0, from -top to top."""
+    return dict(colorscale="RdBu", zmid=0.0, zmin=-top, zmax=top)
+
+
 def _fast_figure(data: list[dict], layout: dict, frames: list[dict] | None = None) -> go.Figure:
     """A figure from plain dicts without plotly's property validation (10-50× faster to build;
     the live Embed view rebuilds its figures on every slider move). Callers pass known keys only."""

@@ -283,6 +283,35 @@ def labeled_key(marker_size: int = 7, dense: bool = False) -> dict:
     )
 
 
+def align_frames(frames: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The frames of an animation as `embedding_animation` draws them: each normalised
+    (`normalize_embedding`) and Procrustes-aligned to the one before (`align_to`).
+
+    Parameters
+    ----------
+    frames : sequence of arrays of shape (n, m)
+        The embeddings, in the slider's order.
+
+    Returns
+    -------
+    list of arrays of shape (n, m)
+        The drawn coordinates of every frame (before a frame's axes clip its far points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.plots.embedding import align_frames
+    >>> Z = np.random.default_rng(0).normal(size=(10, 2))
+    >>> first, second = align_frames([Z, -Z])
+    >>> bool(np.allclose(first, second))
+    True
+    """
+    out = [normalize_embedding(Z) for Z in frames]
+    for i in range(1, len(out)):
+        out[i] = align_to(out[i], out[i - 1])
+    return out
+
+
 def embedding_animation(
     frames: Sequence[np.ndarray],
     frame_labels: Sequence[str],
@@ -303,9 +332,7 @@ def embedding_animation(
     (`edge_trace`). Without it (no labels) all frames share one fixed pair of axes."""
     if len(frames) == 0:
         raise ValueError("no frames to animate")
-    frames = [normalize_embedding(Z) for Z in frames]
-    for i in range(1, len(frames)):
-        frames[i] = align_to(frames[i], frames[i - 1])
+    frames = align_frames(frames)
     if not 0 <= active < len(frames):
         raise ValueError(f"active frame {active} out of range 0..{len(frames) - 1}")
     y = np.asarray(y)

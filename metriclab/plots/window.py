@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metriclab.plots.base import _layout
+from metriclab.plots.base import _diverging, _layout
 
 
 def cell_edges(values: Sequence[float], log: bool) -> np.ndarray:
@@ -77,10 +77,7 @@ def window_map(
             x=x_edges,
             y=y_edges,
             customdata=custom,
-            colorscale="RdBu",
-            zmid=0.0,
-            zmin=-top,
-            zmax=top,
+            **_diverging(top),
             colorbar=dict(title=dict(text=f"accuracy −<br>{baseline_name}"), thickness=12),
             hovertemplate=f"{row_name}=%{{y:.3g}}<br>{col_name}=%{{x:.3g}}"
             "<br>accuracy %{customdata[0]:.3f}<br>baseline %{customdata[1]:.3f}"

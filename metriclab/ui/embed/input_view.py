@@ -289,6 +289,45 @@ def _notes(page: EmbedPage, main, overlay: str, focus, ds) -> None:
             _image_panel(ds, main, focus, page.request.scaling, page.spec)
 
 
+def _downloads(page: EmbedPage, params: dict, main, fig) -> None:
+    """The input view's downloads: the points of the input panel and of the method's panel as
+    drawn, with the classes the chart colours them by; the learned matrix where the method has
+    one and is fitted on the split's labels (the live view's fit); the figure as SVG."""
+    from metriclab.ui.shared import downloads, quality_panel
+
+    request = page.request
+    ds, _ = memo.view_data(request.data)
+    labeled = main.labels >= 0
+    y = np.where(labeled, main.labels, ds.y)
+    stem = downloads.file_name(request.data.name.split(":")[-1], request.method, "input-view")
+    with downloads.download_area():
+        left, right = st.columns(2)
+        what = "Principal components" if main.projected else "Input"
+        downloads.coordinates_button(
+            left, downloads.Points(main.coords, y, labeled), stem=f"{stem}-input",
+            key="dl_input_coordinates", label=f"{what} panel's points (CSV)",
+        )  # fmt: skip
+        store = st.session_state.get("_input_view_previous", {})
+        drawn = store.get((request.data, page.spec.key, request.split, request.scaling))
+        if drawn is not None:
+            downloads.coordinates_button(
+                left, downloads.Points(drawn[0], y, labeled), stem=f"{stem}-embedding",
+                key="dl_input_embedding", label=f"{short_label(page.spec)} panel's points (CSV)",
+            )  # fmt: skip
+        if not page.spec.transductive:
+            matrices = quality_panel.fitted_matrices(page.with_params(params))
+            if matrices is not None:
+                downloads.matrix_buttons(
+                    right, matrices[0], stem=stem, key="dl_input_matrix", names=ds.feature_names
+                )
+        downloads.svg_button(right, fig, stem=stem, key="dl_input_svg")
+        st.caption(
+            "Points: index, label (the class the chart colours the point by: the given class of "
+            "a labelled point, else its true class), labelled (1/0), held out (1/0), then the "
+            "panel's coordinates as drawn."
+        )
+
+
 @st.fragment
 def input_view(page: EmbedPage) -> None:
     """The view (a fragment: a click reruns only it)."""
@@ -338,6 +377,7 @@ def input_view(page: EmbedPage) -> None:
             selection_mode=("points", "box", "lasso"),
         )
         _notes(page, main, overlay, focus, ds)
+        guarded(_downloads, page, params, main, fig, context="downloads")
     if timing_enabled():
         print(
             f"metriclab-timing input_view {1000 * (time.perf_counter() - started):.1f} ms",

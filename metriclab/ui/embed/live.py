@@ -305,6 +305,15 @@ def _images_of_click(request: FitRequest, result, ds) -> None:
     overlays.image_neighbours(ds, focus, [("the embedding", result.Z), ("Euclidean input", X)])
 
 
+def _shown_or_page(request: FitRequest, result, test: float):
+    """(the fit the chart draws, its held-out mask or None), as `_draw` has it; the page's fit
+    where the placement fails (`_draw` has said why)."""
+    try:
+        return new_points.shown_fit(request, result, test, request.split.seed)
+    except Exception:  # noqa: BLE001 - `_draw` has said why; the downloads go on without
+        return result, None
+
+
 def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> None:
     """The chart of the fit: the embedding, or a classifier's predictions on the PCA view; on an
     image set, a click on a point shows its image and nearest neighbours. With a held-out share
@@ -467,7 +476,10 @@ def live_view(page: EmbedPage) -> None:
             bar.empty()
         snippet = code_snippets.embed_snippet(request, page.dataset)
         code_snippets.show_code(snippet)
-        guarded(downloads.embed_downloads, request, result, snippet, context="downloads")
+        shown, apart = _shown_or_page(request, result, test)
+        guarded(
+            downloads.embed_downloads, request, shown, snippet, held_out=apart, context="downloads"
+        )
     if timing_enabled():  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)
         print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
-from metriclab.ui.shared import code_snippets, memo
+from metriclab.ui.shared import code_snippets, downloads, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import seed_from_url
@@ -77,6 +77,39 @@ def scrub_view(page: EmbedPage) -> None:
         "triangle."
     )
     with right:
-        code_snippets.show_code(
-            code_snippets.scrub_snippet(request, page.dataset, scrub_name, values)
+        snippet = code_snippets.scrub_snippet(request, page.dataset, scrub_name, values)
+        code_snippets.show_code(snippet)
+        guarded(
+            _downloads, request, (scrub_name, values), frames, fig, snippet, context="downloads"
+        )
+
+
+def _downloads(request, scrubbed: tuple[str, list], frames, fig, snippet: str) -> None:
+    """The scrub's downloads: every frame's coordinates as drawn (one CSV, a column for the
+    scrubbed parameter), the figure as SVG (the frame it opens on) and the notebook."""
+    ds, _ = memo.view_data(request.data)
+    mask = memo.split(request.data, request.split)
+    name, values = scrubbed
+    stem = downloads.file_name(request.data.name.split(":")[-1], request.method, "scrub", name)
+    with downloads.download_area():
+        left, right = st.columns(2)
+        points = downloads.Points(frames[0], ds.y, mask)
+        downloads.frames_button(
+            left,
+            plots.embedding.align_frames(frames),
+            (name, values),
+            points,
+            stem=stem,
+            key="dl_frames",
+        )
+        downloads.svg_button(right, fig, stem=stem, key="dl_scrub_svg", what="Frame")
+        title = f"{request.spec.label} on {ds.name}: scrub of {name}"
+        downloads.notebook_button(
+            right, snippet, title=title, stem=stem, key="dl_scrub_notebook", figure_code=None
+        )
+        st.caption(
+            "Frames: one row per point and frame, the first column the frame's value, then index, "
+            "label, labelled (1/0), held out (1/0) and the frame's coordinates as drawn (a point "
+            "drawn on a frame's edge keeps its true place here). The SVG is the frame the chart "
+            "opens on; the notebook prints each frame's accuracy."
         )

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
-from metriclab.ui.shared import code_snippets, memo
+from metriclab.ui.shared import code_snippets, downloads, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import Rule, announce, seed_from_url, validate_rule, view_value
@@ -85,9 +85,8 @@ def _grid(page: EmbedPage, pname: str, size: int, *wanted) -> tuple:
     return tuple(dict.fromkeys(values[i] for i in sorted(idx)))
 
 
-def _show(
-    page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str, str], marks: list
-) -> None:
+def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str, str], marks: list):
+    """Draw the map and its caption; returns the figure."""
     spec = page.spec
     if computed.failures:
         shown = "; ".join(computed.failures[:3])
@@ -124,6 +123,7 @@ def _show(
         )
         + "."
     )
+    return fig
 
 
 def window_view(page: EmbedPage) -> None:
@@ -173,7 +173,43 @@ def window_view(page: EmbedPage) -> None:
     stored = st.session_state.get("_window")
     if stored is None or stored[0] != run_key:
         return
-    _show(page, stored[1], rows, cols, (row_name, col_name), marks)
-    code_snippets.show_code(
-        code_snippets.window_snippet(request, page.dataset, (row_name, rows), (col_name, cols))
+    fig = _show(page, stored[1], rows, cols, (row_name, col_name), marks)
+    snippet = code_snippets.window_snippet(
+        request, page.dataset, (row_name, rows), (col_name, cols)
     )
+    code_snippets.show_code(snippet)
+    guarded(
+        _downloads, request, stored[1], ((row_name, rows), (col_name, cols)), fig, snippet,
+        context="downloads",
+    )  # fmt: skip
+
+
+WINDOW_FIGURE = """from metriclab.plots import window_map
+
+# the accuracy minus the baseline's over the grid, as the page draws it
+fig = window_map(rows, cols, grid, reference, title="the method minus its baseline")
+fig"""
+
+
+def _downloads(request, computed, axes: tuple, fig, snippet: str) -> None:
+    """The window map's downloads: the grid's values (CSV), the figure (SVG), the notebook."""
+    ds, _ = memo.view_data(request.data)
+    (row_name, _), (col_name, _) = axes
+    stem = downloads.file_name(
+        request.data.name.split(":")[-1], request.method, "window", row_name, col_name
+    )
+    with downloads.download_area():
+        left, right = st.columns(2)
+        downloads.grid_button(
+            left, *axes, (computed.grid, computed.baseline), stem=stem, key="dl_grid"
+        )
+        downloads.svg_button(right, fig, stem=stem, key="dl_window_svg", what="Map")
+        title = f"{request.spec.label} on {ds.name}: window map of {row_name} × {col_name}"
+        downloads.notebook_button(
+            right, snippet, title=title, stem=stem, key="dl_window_notebook",
+            figure_code=WINDOW_FIGURE,
+        )  # fmt: skip
+        st.caption(
+            "Grid: one row per cell, the two parameters, the accuracy, the baseline's and their "
+            "difference (the colour drawn). The notebook recomputes every cell and draws the map."
+        )

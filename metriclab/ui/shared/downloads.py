@@ -173,16 +173,105 @@ def svg_button(container, fig, *, stem: str, key: str, what: str = "Figure") -> 
         )
 
 
+def frames_button(
+    container,
+    frames: Sequence[np.ndarray],
+    scrubbed: tuple[str, Sequence],
+    points: Points,
+    *,
+    stem: str,
+    key: str,
+) -> str:
+    """A button for the frames of a scrub as one CSV: a first column named after the scrubbed
+    parameter (`scrubbed`: its name and the frames' values), then each frame's rows as `coordinates_button` writes them (`points` gives the labels
+    and masks; its `Z` is ignored); returns the CSV text."""
+    p = points
+    name, values = scrubbed
+    header, rows = None, []
+    for value, Z in zip(values, frames, strict=True):
+        lines = export.coordinates_csv(Z, p.y, p.labelled, p.held_out, index=p.index).splitlines()
+        header = header or f"{name},{lines[0]}"
+        rows += [f"{value!r},{line}" for line in lines[1:]]
+    text = "\n".join([header or name, *rows]) + "\n"
+    _button(
+        container,
+        "Frames' coordinates (CSV)",
+        text.encode(),
+        (f"{stem}-frames.csv", "text/csv"),
+        key,
+        f"every frame's points, one row per point and frame: {name}, then index, label, "
+        "labelled, held out and the coordinates as the frame draws them",
+    )
+    return text
+
+
+def grid_button(
+    container,
+    rows: tuple[str, Sequence],
+    cols: tuple[str, Sequence],
+    accuracies: tuple,
+    *,
+    stem: str,
+    key: str,
+) -> str:
+    """A button for a parameter grid's values as CSV: one row per cell with the row and column
+    parameters' values, the accuracy, the baseline's and their difference (the colour drawn;
+    `accuracies`: the method's grid and the baseline's, a grid or one number); returns the CSV
+    text."""
+    (row_name, row_values), (col_name, col_values) = rows, cols
+    grid, baseline = accuracies
+    A = np.asarray(grid, dtype=np.float64)
+    B = np.broadcast_to(np.asarray(baseline, dtype=np.float64), A.shape)
+    lines = [f"{row_name},{col_name},accuracy,baseline,difference"]
+    for i, r in enumerate(row_values):
+        for j, c in enumerate(col_values):
+            a, b = float(A[i, j]), float(B[i, j])
+            lines.append(f"{r!r},{c!r},{a!r},{b!r},{a - b!r}")
+    text = "\n".join(lines) + "\n"
+    _button(
+        container,
+        "Grid (CSV)",
+        text.encode(),
+        (f"{stem}-grid.csv", "text/csv"),
+        key,
+        "one row per cell: the two parameters, the accuracy, the baseline's, the difference "
+        "(the colour drawn; empty cells are nan)",
+    )
+    return text
+
+
+def matrix_figure(matrix, names: Sequence[str] | None = None, title: str = ""):
+    """A learned matrix as a plotly heat map on a diverging scale centred at 0, the axes named
+    after the features where they fit (the same array the matrix buttons offer)."""
+    import plotly.graph_objects as go
+
+    from metriclab.plots.base import _diverging
+
+    matrix = np.asarray(matrix, dtype=np.float64)
+    columns = (
+        [str(n) for n in names] if names is not None and len(names) == matrix.shape[1] else None
+    )
+    rows = columns if columns is not None and matrix.shape[0] == matrix.shape[1] else None
+    top = float(np.max(np.abs(matrix))) or 1.0
+    hover = "row %{y}<br>column %{x}<br>%{z:.4g}<extra></extra>"
+    heat = go.Heatmap(z=matrix, x=columns, y=rows, hovertemplate=hover, **_diverging(top))
+    fig = go.Figure(heat)
+    fig.update_layout(title=title or None, height=420, yaxis=dict(autorange="reversed"))
+    return fig
+
+
 # -- the Embed page's live view ------------------------------------------------------------------
 
 
-def embed_downloads(request, result, code: str, k: int | None = None) -> None:
+def embed_downloads(request, result, code: str, k: int | None = None, held_out=None) -> None:
     """The live view's downloads: the chart's coordinates (and every dimension of a wider
-    embedding), the learned matrix where the method has one, the k nearest neighbours, the
-    figure as SVG and the notebook that recomputes the view."""
+    embedding; `held_out`: the mask of the points held out of the fit, drawn apart), the learned
+    matrix where the method has one (also drawn as a heat map in a "Learned matrix" expander),
+    the k nearest neighbours, the figure as SVG and the notebook that recomputes the view."""
     from metriclab import plots
     from metriclab.evaluation.quality import DEFAULT_K
     from metriclab.ui.shared import memo, quality_panel
+    from metriclab.ui.shared.charts import draw_chart
     from metriclab.ui.shared.fit_request import QUALITY_K_KEY
 
     ds, _ = memo.view_data(request.data)
@@ -194,12 +283,12 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
         if result.Z is not None:
             drawn = quality_panel.drawn_coordinates(request, result)
             coordinates_button(
-                left, Points(drawn, ds.y, result.mask), stem=stem, key="dl_coordinates"
+                left, Points(drawn, ds.y, result.mask, held_out), stem=stem, key="dl_coordinates"
             )
             if result.Z.shape[1] > drawn.shape[1]:
                 coordinates_button(
                     left,
-                    Points(result.Z, ds.y, result.mask),
+                    Points(result.Z, ds.y, result.mask, held_out),
                     stem=f"{stem}-all-{result.Z.shape[1]}-dimensions",
                     key="dl_coordinates_all",
                     label=f"All {result.Z.shape[1]} coordinates (CSV)",
@@ -233,3 +322,22 @@ def embed_downloads(request, result, code: str, k: int | None = None) -> None:
             "it), label, labelled (1/0), held out (1/0), then the chart's coordinates. The "
             "notebook recomputes this view and prints the page's number."
         )
+    matrices = None if result.Z is None else quality_panel.fitted_matrices(request)
+    if matrices is not None:
+        with st.expander("Learned matrix", expanded=False, icon=":material/grid_on:"):
+            M, L = matrices
+            draw_chart(
+                st,
+                matrix_figure(M, ds.feature_names, f"Mahalanobis matrix M of {title}"),
+                key="learned_matrix_M",
+            )
+            if L is not None:
+                draw_chart(
+                    st,
+                    matrix_figure(L, ds.feature_names, f"Linear map L (M = LᵀL) of {title}"),
+                    key="learned_matrix_L",
+                )
+            st.caption(
+                "The same arrays as the Download area's matrix files: blue positive, red "
+                "negative; a large diagonal entry is a feature the metric stretches."
+            )

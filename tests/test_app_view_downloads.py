@@ -1,0 +1,130 @@
+"""Issue 37, item 4 on the Embed page's other views: the λ scrub, the window map and the input view
+offer their numbers as files equal to what they draw; the live view's coordinates say which
+points were held out, and its learned matrix is drawn as the heat map the download holds."""
+
+# ruff: noqa: F811 - the `downloads` fixture is imported from test_app_quality_export
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from metriclab.export import notebook_code_cells, read_coordinates_csv
+from metriclab.plots.embedding import EDGE_TRACE
+from metriclab.ui.embed.new_points import HELD_OUT_NAME
+from tests.apptest_helpers import figures, run_page, values
+from tests.test_app_quality_export import (  # noqa: F401 - `downloads` is a fixture
+    assert_clean,
+    chart_points,
+    downloads,
+)
+
+
+def _table(text: str) -> tuple[list[str], np.ndarray]:
+    lines = text.strip().splitlines()
+    return lines[0].split(","), np.array([line.split(",") for line in lines[1:]], dtype=float)
+
+
+def test_the_scrubs_frames_file_holds_every_frame_as_drawn(downloads):
+    at = run_page("embed", {"ds": "two_moons", "method": "tdl", "mode": "scrub", "scrub": "lam"})
+    assert_clean(at)
+    fig = figures(at)[0]
+    header, rows = _table(downloads(at, "dl_frames").decode())
+    assert header[:6] == ["lam", "index", "label", "labelled", "held_out", "dimension_1"]
+    assert len(rows) == 200 * len(fig["frames"])
+    for k, frame in enumerate(fig["frames"]):  # the file's frames in the slider's order
+        mine = rows[200 * k : 200 * (k + 1)]
+        assert len(set(mine[:, 0])) == 1
+        coords = {int(r[1]): (float(r[5]), float(r[6])) for r in mine}
+        drawn = {}
+        for trace in frame["data"]:  # the class traces; the edge trace's points are clipped
+            if "customdata" in trace and not trace.get("name", "").startswith(EDGE_TRACE):
+                xs, ys = values(trace["x"]), values(trace["y"])
+                for data, x, y in zip(trace["customdata"], xs, ys, strict=True):
+                    index = data[0] if isinstance(data, list) else data
+                    drawn[int(index)] = (float(x), float(y))
+        assert len(drawn) > 100
+        assert {i: coords[i] for i in drawn} == drawn  # the same floats
+        assert int(mine[:, 3].sum()) == 20  # the split's labelled points
+
+
+def test_the_window_maps_grid_file_is_the_maps_colours(downloads):
+    query = {"ds": "two_moons", "method": "tdl", "mode": "window", "grid": "3"}
+    at = run_page("embed", {**query, "lab": "per_class", "per": "3"})
+    at.button(key="run_window").click().run()
+    assert_clean(at)
+    heat = figures(at)[0]["data"][0]
+    z = np.array(values(heat["z"]), dtype=float)
+    header, rows = _table(downloads(at, "dl_grid").decode())
+    assert header == ["lam", "width", "accuracy", "baseline", "difference"]
+    assert len(rows) == z.size
+    np.testing.assert_array_equal(rows[:, 4].reshape(z.shape), z)
+    np.testing.assert_array_equal(rows[:, 2] - rows[:, 3], rows[:, 4])
+    code, figure = notebook_code_cells(downloads(at, "dl_window_notebook"))
+    scope: dict = {}
+    exec(compile(code, "<notebook>", "exec"), scope)  # noqa: S102 - the page's own snippet
+    exec(compile(figure, "<figure>", "exec"), scope)  # noqa: S102
+    redrawn = np.array(values(scope["fig"].to_dict()["data"][0]["z"]), dtype=float)
+    np.testing.assert_allclose(redrawn, z, rtol=0, atol=1e-12)  # the notebook draws the map
+
+
+def test_the_input_views_points_are_its_panels(downloads):
+    at = run_page("embed", {"mode": "input", "ds": "two_moons", "method": "tdl"})
+    assert_clean(at)
+    fig = figures(at)[0]
+    for key, axis in (("dl_input_coordinates", "x"), ("dl_input_embedding", "x2")):
+        table = read_coordinates_csv(downloads(at, key).decode())
+        drawn = {}
+        for trace in fig["data"]:
+            if trace.get("xaxis") == axis and "customdata" in trace:
+                xs, ys = values(trace["x"]), values(trace["y"])
+                for c, x, y in zip(trace["customdata"], xs, ys, strict=True):
+                    drawn[int(c[0])] = (float(x), float(y))
+        assert sorted(drawn) == table["index"].tolist()
+        np.testing.assert_array_equal(table["Z"], np.array([drawn[i] for i in table["index"]]))
+        assert int(table["labelled"].sum()) == 20
+
+
+def test_the_input_view_of_nca_offers_the_learned_matrix(downloads):
+    at = run_page("embed", {"mode": "input", "ds": "iris", "method": "nca"})
+    assert_clean(at)
+    M = np.load(io.BytesIO(downloads(at, "dl_input_matrix_npy")), allow_pickle=False)
+    live = run_page("embed", {"ds": "iris", "method": "nca"})
+    np.testing.assert_array_equal(
+        M, np.load(io.BytesIO(downloads(live, "dl_matrix_npy")), allow_pickle=False)
+    )
+
+
+def test_the_live_views_coordinates_mark_the_held_out_points(downloads):
+    at = run_page("embed", {"ds": "iris", "method": "nca", "test": "0.3"})
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    fig = figures(at)[0]
+    held = [t for t in fig["data"] if t.get("name", "").startswith(HELD_OUT_NAME)]
+    held_index = sorted(int(c[0]) for t in held if "customdata" in t for c in t["customdata"])
+    assert held_index and sorted(table["index"][table["held_out"]]) == held_index
+    assert not np.any(table["labelled"] & table["held_out"])
+    drawn = chart_points(fig)
+    kept = ~table["held_out"]
+    chart = np.array([drawn[i] for i in table["index"][kept]])
+    np.testing.assert_array_equal(table["Z"][kept], chart)
+
+
+def test_the_learned_matrix_is_drawn_as_the_downloaded_one(downloads):
+    at = run_page("embed", {"ds": "iris", "method": "nca"})
+    assert_clean(at)
+    M = np.load(io.BytesIO(downloads(at, "dl_matrix_npy")), allow_pickle=False)
+    L = np.load(io.BytesIO(downloads(at, "dl_map_npy")), allow_pickle=False)
+    heats = [f["data"][0] for f in figures(at) if f["data"][0].get("type") == "heatmap"]
+    assert len(heats) == 2
+    np.testing.assert_array_equal(np.array(values(heats[0]["z"]), dtype=float), M)
+    np.testing.assert_array_equal(np.array(values(heats[1]["z"]), dtype=float), L)
+    from metriclab.datasets import load
+
+    assert list(heats[0]["x"]) == list(load("iris").feature_names)
+
+
+def test_a_method_without_a_matrix_draws_no_heat_map():
+    at = run_page("embed", {"ds": "iris", "method": "tdl"})
+    assert_clean(at)
+    assert not [f for f in figures(at) if f["data"][0].get("type") == "heatmap"]
