@@ -68,6 +68,13 @@ random_state : int, RandomState instance or None, default=0
     the solver's tolerance; signs are fixed after solving).
 """
 
+PIECES["spectral_device_param"] = """\
+device : {"auto", "cpu", "gpu"}, default="auto"
+    Where the kNN graph and the eigensolve run: "gpu" needs CuPy and an NVIDIA GPU
+    (``pip install "metric-learning-lab[gpu]"``); "auto" is the GPU where one is usable,
+    else the CPU. The device used is ``device_``.
+"""
+
 PIECES["spectral_graph_attributes"] = """\
 embedding_ : ndarray of shape (n_samples, n_components)
     The embedding of the points `fit` was given (labelled and unlabelled).

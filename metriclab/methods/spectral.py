@@ -632,10 +632,7 @@ class TDL(_GraphSpectralEmbedding):
         (the same as λ·n).
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
-    device : {"auto", "cpu", "gpu"}, default="auto"
-        Where the kNN graph and the eigensolve run: "gpu" needs CuPy and an NVIDIA GPU
-        (``pip install "metric-learning-lab[gpu]"``); "auto" is the GPU where one is usable,
-        else the CPU. The device used is ``device_``.
+    %(spectral_device_param)s
 
     Attributes
     ----------
@@ -760,10 +757,7 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     %(spectral_graph_params)s
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, eigensolve) with its time.
-    device : {"auto", "cpu", "gpu"}, default="auto"
-        Where the kNN graph and the eigensolve run: "gpu" needs CuPy and an NVIDIA GPU
-        (``pip install "metric-learning-lab[gpu]"``); "auto" is the GPU where one is usable,
-        else the CPU. The device used is ``device_``.
+    %(spectral_device_param)s
 
     Attributes
     ----------
