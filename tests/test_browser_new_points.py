@@ -90,3 +90,37 @@ def test_held_out_points_and_a_point_dropped_by_a_click(browser, app_url):
         shot(page, "dropped")
     finally:
         context.close()
+
+
+def test_the_live_views_look_closer_settings_survive_two_sessions_and_a_sidebar_trip(
+    browser, app_url
+):
+    """Issue 37 in a real browser: the classifier (`clf`), the quality's k (`qk`) and the held-out
+    share (`test`) of a link open in two sessions alike, the scores say which classifier, and a
+    trip through the sidebar (Dissimilarity and back) brings them back with their traces."""
+    from tests.test_browser_sessions import query
+    from tests.test_browser_view import nav
+
+    link = f"{app_url}/embed?ds=two_moons&method=tdl&clf=knn:5&qk=7&test=0.3"
+    pages = [browser.new_context(viewport={"width": 1280, "height": 800}).new_page() for _ in "ab"]
+    for page in pages:
+        page.goto(link)
+        settled(page)
+        page.wait_for_function(
+            "() => document.body.innerText.includes('5-NN accuracy')", timeout=120_000
+        )
+        assert "k = 7" in page.inner_text("body")
+    a = pages[0]
+    nav(a, "Dissimilarity")
+    nav(a, "Embed")
+    settled(a)
+    q = query(a)
+    assert (q["clf"], q["qk"], q["test"]) == ("knn:5", "7", "0.3")
+    a.wait_for_function(
+        f"() => ({TRACES_JS})().flat().some(t => t[0] === '{HELD_OUT_NAME} (60)' && t[1] === 60)",
+        timeout=120_000,
+    )
+    assert "5-NN accuracy" in a.inner_text("body")
+    for page in pages:
+        no_red_box(page)
+        page.context.close()
