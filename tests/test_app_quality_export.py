@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness as sklearn_trustworthiness
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from metriclab.evaluation.quality import accuracy_with_baseline, neighbourhood_quality
@@ -25,26 +26,38 @@ IRIS_NCA = {"ds": "iris", "method": "nca"}
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """read(at, key): the bytes of download button `key` as the page made them (AppTest keeps the
-    files in a memory store that it drops after each run, so they are recorded as they are
-    stored)."""
-    files: dict[str, bytes] = {}
+    """read(at, key): the bytes of download button `key` as a click gets them. A button's file is
+    made on click (Streamlit's deferred download: the function is recorded as it is registered,
+    and called here as the server calls it, outside the script run); a button with bytes is read
+    from AppTest's memory store, which drops them after each run, so they are recorded as they
+    are stored."""
+    files: dict[str, object] = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def record(self, path_or_data, mimetype, kind, filename=None):
         file_id = original(self, path_or_data, mimetype, kind, filename)
         files[file_id] = path_or_data
         return file_id
 
+    def record_deferred(self, data_callable, *args, **kwargs):
+        file_id = original_deferred(self, data_callable, *args, **kwargs)
+        files[file_id] = data_callable
+        return file_id
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record_deferred)
 
     def read(at, key: str) -> bytes:
         buttons = [b for b in at.get("download_button") if b.proto.id.endswith(f"-{key}")]
         assert buttons, (
             f"no download button {key}: {[b.proto.id for b in at.get('download_button')]}"
         )
-        file_id = buttons[0].proto.url.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        data = files[file_id]
+        proto = buttons[0].proto
+        if proto.deferred_file_id:
+            data = files[proto.deferred_file_id]()
+        else:
+            data = files[proto.url.rsplit("/", 1)[-1].rsplit(".", 1)[0]]
         return data.encode() if isinstance(data, str) else bytes(data)
 
     return read

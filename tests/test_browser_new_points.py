@@ -69,7 +69,7 @@ def test_held_out_points_and_a_point_dropped_by_a_click(browser, app_url):
         page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
         shot(page, "held-out")
         # drop a point: the input panel, a click on an empty place
-        page.get_by_text("Add a new point").first.click()
+        page.get_by_text("Add a new point").first.click()  # the switch: the panel is built
         page.wait_for_function(f"() => ({GRID_JS})() !== null")
         x, y = empty_place(page.evaluate(GRID_JS))
         panel = page.locator(".js-plotly-plot").filter(has_text="Input space")

@@ -11,6 +11,7 @@ from metriclab.evaluation import embedding_accuracy, nearest_mean_accuracy
 from metriclab.evaluation.quality import (
     FULL_MAX_POINTS,
     accuracy_with_baseline,
+    shuffled_accuracies,
     continuity,
     kept_neighbours,
     metric_space,
@@ -188,6 +189,24 @@ def test_baseline_permutations_are_the_library_classifier_on_permuted_reference_
     assert nm.accuracy == nearest_mean_accuracy(Z[mask], y[mask], Z[~mask], y[~mask])
     with pytest.raises(ValueError, match="unknown classifier"):
         accuracy_with_baseline(Z, y, mask, "svm")
+
+
+@pytest.mark.parametrize("classifier", ["1nn", "knn:2", "knn:5", "nearest_mean"])
+def test_shuffled_accuracies_equal_the_classifier_refitted_on_each_permutation(classifier):
+    # integer coordinates (distance ties), an even k (vote ties), labels that are not 0..c-1 and
+    # a scored class that no reference point carries: one neighbour search, the same numbers
+    rng = np.random.default_rng(4)
+    Z_ref = rng.integers(0, 4, (40, 2)).astype(float)
+    y_ref = rng.choice([3, 7, 11], 40)
+    Z_scored = rng.integers(0, 4, (60, 2)).astype(float)
+    y_scored = rng.choice([3, 7, 11, 20], 60)
+    permutations = [rng.permutation(40) for _ in range(6)]
+    fast = shuffled_accuracies(Z_ref, y_ref, Z_scored, y_scored, classifier, permutations)
+    slow = [
+        classifier_accuracy(Z_ref, y_ref[p], Z_scored, y_scored, classifier) for p in permutations
+    ]
+    np.testing.assert_array_equal(fast, slow)
+    assert len(set(fast)) > 1  # the permutations do change the score
 
 
 def test_baseline_on_a_sample_of_the_scored_points_keeps_the_full_score():

@@ -63,6 +63,7 @@ def test_a_new_point_is_a_star_in_every_view_where_each_method_maps_it(panels):
     at = run_page("embed", {"ds": "two_moons", "mode": "linked", "methods": ",".join(METHODS),
                             "test": "0.3"}, 240)  # fmt: skip
     assert_clean(at)
+    at.toggle(key="new_points_open").set_value(True).run()
     at.number_input(key="new_points_input_x").set_value(0.5)
     at.number_input(key="new_points_input_y").set_value(0.25)
     at.button(key="new_points_input_add").click().run()

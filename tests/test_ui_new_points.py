@@ -163,6 +163,10 @@ def test_a_share_the_split_cannot_give_is_one_error_with_the_reason():
 def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
     at = run_page("embed", {"ds": "two_moons", "method": "tdl", "test": "0.3"}, TIMEOUT)
     assert_clean(at)
+    # the input panel is built only when asked for (a slider move does not pay for it)
+    assert not [f for f in figures(at) if "Input space" in str(f["layout"].get("title"))]
+    assert "new_points_input_x" not in [w.key for w in at.number_input]
+    at.toggle(key="new_points_open").set_value(True).run()
     at.number_input(key="new_points_input_x").set_value(0.5)
     at.number_input(key="new_points_input_y").set_value(0.25)
     at.button(key="new_points_input_add").click().run()
@@ -197,6 +201,7 @@ def test_a_new_point_is_drawn_where_the_method_maps_it_with_five_neighbours():
 def test_an_image_set_adds_a_digit_moved_along_a_tangent_or_drawn_and_shows_its_neighbours():
     at = run_page("embed", {"ds": "digits", "method": "pca", "test": "0.3"}, TIMEOUT)
     assert_clean(at)
+    at.toggle(key="new_points_open").set_value(True).run()
     at.selectbox(key="new_digit_move").set_value("rotation").run()
     at.slider(key="new_digit_amount.rotation").set_value(0.15)
     at.button(key="new_digit_add").click().run()

@@ -54,6 +54,7 @@ MAX_QUERIES = 20  # new points kept per data set (the oldest go first)
 N_NEIGHBOURS = 5
 CLICK_GRID = 41  # the input panel's click layer: CLICK_GRID × CLICK_GRID invisible points
 INPUT_KEY = "new_points_input"  # the input panel's chart
+ADD_KEY = "new_points_open"  # the "Add a new point" switch (session only: a view's state)
 _STORE = "_new_points"  # session state: {DataRef: [feature rows]}
 
 
@@ -683,20 +684,29 @@ def new_points_section(request: FitRequest, test: float, seed: int, new) -> None
 
 
 def add_point_controls(request: FitRequest, test: float, seed: int) -> None:
-    """The folded "Add a new point": the input panel (vector sets) or the digit maker (image
-    sets), and "Clear new points" once there are some (the points are the data set's: every view
-    of it draws them)."""
+    """The "Add a new point" switch: on, the input panel (vector sets) or the digit maker (image
+    sets); "Clear new points" once there are some (the points are the data set's: every view of it
+    draws them). Off, nothing of it is built: a folded expander still built its 1,700-point click
+    layer on every rerun, a sixth of a slider move's server time (issue 41)."""
     ds, _ = memo.view_data(request.data)
-    with st.expander("Add a new point", expanded=query_points(request.data) is not None):
-        if ds.image_shape is None:
-            input_panel(request, test, seed)
-        else:
-            digit_maker(request, test, seed)
-        X_new = query_points(request.data)
-        if X_new is not None:
-            st.button(
-                "Clear new points",
-                key="new_points_clear",
-                on_click=clear_queries,
-                args=(request.data,),
-            )
+    has_points = query_points(request.data) is not None
+    st.session_state.setdefault(ADD_KEY, has_points)
+    shown = st.toggle(
+        "Add a new point",
+        key=ADD_KEY,
+        help="a click on the input space (or a digit drawn or moved) adds a point that every "
+        "method of this data set maps into its embedding",
+    )
+    if shown:
+        with st.container(border=True):
+            if ds.image_shape is None:
+                input_panel(request, test, seed)
+            else:
+                digit_maker(request, test, seed)
+    if query_points(request.data) is not None:
+        st.button(
+            "Clear new points",
+            key="new_points_clear",
+            on_click=clear_queries,
+            args=(request.data,),
+        )

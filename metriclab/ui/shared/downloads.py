@@ -3,9 +3,11 @@ kind of file, all inside one folded "Download" expander (`download_area`) so tha
 the picture down.
 
 The bytes come from `metriclab.export` (the same numbers as the page's: shortest round-trip
-floats). Every button carries its bytes and does not rerun the page (a click is served from the
-file made with the page, as on Compare). The SVG costs a browser start (Kaleido, seconds), so it
-is made on request and then offered; where Kaleido cannot run, the area says why.
+floats). A button holds a function that makes its file when it is clicked (Streamlit's deferred
+download: the arrays are the page's, captured as it ran), and a click does not rerun the page.
+Making every file on every rerun cost a third of a small page's server time per slider move
+(issue 41); now a rerun makes none. The SVG costs a browser start (Kaleido, seconds), so it is
+made on request and then offered; where Kaleido cannot run, the area says why.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def file_name(*parts: str) -> str:
 
 
 def _button(container, label: str, data, file: tuple[str, str], key: str, help: str = "") -> None:
-    """A download button for `data` saved as `file` (name, MIME type); no rerun on click."""
+    """A download button for `data` (bytes, or a function of no arguments that makes them when
+    the button is clicked) saved as `file` (name, MIME type); no rerun on click."""
     name, mime = file
     (container or st).download_button(
         label, data, file_name=name, mime=mime, key=key, on_click="ignore", help=help or None
@@ -56,22 +59,20 @@ class Points:
 
 def coordinates_button(
     container, points: Points, *, stem: str, key: str, label: str = "Coordinates (CSV)", help=""
-) -> str:
+) -> None:
     """A button for the coordinates as CSV (index, label, labelled, held out, one column per
-    coordinate: `export.coordinates_csv`); returns the CSV text."""
+    coordinate: `export.coordinates_csv`), made on click."""
     p = points
-    text = export.coordinates_csv(p.Z, p.y, p.labelled, p.held_out, index=p.index)
     _button(
         container,
         label,
-        text.encode(),
+        lambda: export.coordinates_csv(p.Z, p.y, p.labelled, p.held_out, index=p.index).encode(),
         (f"{stem}-coordinates.csv", "text/csv"),
         key,
         help
         or "index, label, labelled (1/0), held out (1/0), then one column per coordinate, "
         "as the chart draws them",
     )
-    return text
 
 
 def matrix_buttons(
@@ -92,7 +93,7 @@ def matrix_buttons(
     _button(
         container,
         f"{what} (.npy)",
-        export.matrix_npy(matrix),
+        lambda: export.matrix_npy(matrix),
         (f"{stem}-{short}.npy", "application/octet-stream"),
         f"{key}_npy",
         f"{matrix.shape[0]} × {matrix.shape[1]}, float64",
@@ -100,7 +101,7 @@ def matrix_buttons(
     _button(
         container,
         f"{what} (CSV)",
-        export.matrix_csv(matrix, column_names=columns).encode(),
+        lambda: export.matrix_csv(matrix, column_names=columns).encode(),
         (f"{stem}-{short}.csv", "text/csv"),
         f"{key}_csv",
         f"{matrix.shape[0]} × {matrix.shape[1]}" + (", the features as header" if columns else ""),
@@ -114,7 +115,7 @@ def neighbours_button(container, Z, k: int, *, stem: str, key: str, index=None) 
     _button(
         container,
         "Neighbours (CSV)",
-        export.neighbours_csv(Z, k, index=index).encode(),
+        lambda: export.neighbours_csv(Z, k, index=index).encode(),
         (f"{stem}-neighbours-k{k}.csv", "text/csv"),
         key,
         f"each point's {k} nearest other points in the embedding (k as in the quality line), "
@@ -131,7 +132,7 @@ def notebook_button(
     _button(
         container,
         "Notebook (.ipynb)",
-        export.notebook_from_code(code, title, figure_code),
+        lambda: export.notebook_from_code(code, title, figure_code),
         (f"{stem}.ipynb", "application/x-ipynb+json"),
         key,
         "recomputes this view with the public metriclab API, prints the page's number and "
@@ -140,23 +141,69 @@ def notebook_button(
 
 
 def _fingerprint(fig) -> str:
-    return hashlib.sha1(fig.to_json().encode()).hexdigest()
+    """A digest of what the figure draws: its traces' and layout's values, arrays by their bytes
+    (plotly's JSON of a 70,000-point chart took longer than the rest of a rerun)."""
+    digest = hashlib.sha1()
+
+    def feed(value) -> None:
+        if isinstance(value, dict):
+            for name in sorted(value):
+                digest.update(name.encode())
+                feed(value[name])
+        elif isinstance(value, np.ndarray):
+            digest.update(f"{value.dtype}{value.shape}".encode())
+            digest.update(
+                np.ascontiguousarray(value).tobytes()
+                if value.dtype != object
+                else repr(value.tolist()).encode()
+            )
+        elif isinstance(value, list | tuple):
+            digest.update(b"[")
+            for item in value:
+                feed(item)
+            digest.update(b"]")
+        else:
+            digest.update(repr(value).encode())
+
+    for trace in fig.data:
+        feed(trace.to_plotly_json())
+    feed(fig.layout.to_plotly_json())
+    return digest.hexdigest()
 
 
-def svg_button(container, fig, *, stem: str, key: str, what: str = "Figure") -> None:
+def array_digest(*parts) -> str:
+    """A digest of arrays and names (what a figure made on request draws: `svg_button`)."""
+    digest = hashlib.sha1()
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            digest.update(f"{part.dtype}{part.shape}".encode())
+            digest.update(np.ascontiguousarray(part).tobytes())
+        else:
+            digest.update(repr(part).encode())
+    return digest.hexdigest()
+
+
+def svg_button(
+    container, fig, *, stem: str, key: str, what: str = "Figure", fingerprint: str | None = None
+) -> None:
     """The figure as SVG for slides: a button makes it (Kaleido starts a browser: seconds), then a
     download button offers it. Where Kaleido cannot run, the reason is shown instead; WebGL
-    traces (large sets) are named, since the SVG holds them as a raster image."""
+    traces (large sets) are named, since the SVG holds them as a raster image. `fig` may be a
+    function of no arguments that builds the figure, with `fingerprint` naming what it draws:
+    then a rerun builds no figure until the SVG is asked for."""
     container = container or st
     store = st.session_state.setdefault(_SVG_STATE, {})
-    fingerprint = _fingerprint(fig)
+    if callable(fig) and fingerprint is None:
+        raise ValueError("a figure made on request needs the fingerprint of what it draws")
+    fingerprint = fingerprint or _fingerprint(fig)
     made = store.get(key)
     if made is None or made[0] != fingerprint:
         if container.button(f"Make {what.lower()} as SVG", key=f"{key}_make"):
+            figure = fig() if callable(fig) else fig
             try:
-                made = (fingerprint, export.figure_svg(fig))
+                made = (fingerprint, export.figure_svg(figure), export.rasterised_traces(figure))
             except Exception as error:  # noqa: BLE001 - MissingExtra, Kaleido's browser: say why
-                made = (fingerprint, str(error))
+                made = (fingerprint, str(error), [])
             store[key] = made
         else:
             return
@@ -164,7 +211,7 @@ def svg_button(container, fig, *, stem: str, key: str, what: str = "Figure") -> 
         container.caption(f"No SVG: {made[1]}")
         return
     _button(container, f"{what} (SVG)", made[1], (f"{stem}.svg", "image/svg+xml"), key)
-    raster = export.rasterised_traces(fig)
+    raster = made[2]
     if raster:
         container.caption(
             "WebGL traces cannot be vector: the SVG holds "
@@ -181,10 +228,24 @@ def frames_button(
     *,
     stem: str,
     key: str,
-) -> str:
-    """A button for the frames of a scrub as one CSV: a first column named after the scrubbed
-    parameter (`scrubbed`: its name and the frames' values), then each frame's rows as `coordinates_button` writes them (`points` gives the labels
-    and masks; its `Z` is ignored); returns the CSV text."""
+) -> None:
+    """A button for the frames of a scrub as one CSV (`frames_csv`), made on click."""
+    name, _ = scrubbed
+    _button(
+        container,
+        "Frames' coordinates (CSV)",
+        lambda: frames_csv(frames, scrubbed, points).encode(),
+        (f"{stem}-frames.csv", "text/csv"),
+        key,
+        f"every frame's points, one row per point and frame: {name}, then index, label, "
+        "labelled, held out and the coordinates as the frame draws them",
+    )
+
+
+def frames_csv(frames: Sequence[np.ndarray], scrubbed: tuple[str, Sequence], points: Points) -> str:
+    """The frames of a scrub as one CSV: a first column named after the scrubbed parameter
+    (`scrubbed`: its name and the frames' values), then each frame's rows as `coordinates_button`
+    writes them (`points` gives the labels and masks; its `Z` is ignored)."""
     p = points
     name, values = scrubbed
     header, rows = None, []
@@ -192,17 +253,7 @@ def frames_button(
         lines = export.coordinates_csv(Z, p.y, p.labelled, p.held_out, index=p.index).splitlines()
         header = header or f"{name},{lines[0]}"
         rows += [f"{value!r},{line}" for line in lines[1:]]
-    text = "\n".join([header or name, *rows]) + "\n"
-    _button(
-        container,
-        "Frames' coordinates (CSV)",
-        text.encode(),
-        (f"{stem}-frames.csv", "text/csv"),
-        key,
-        f"every frame's points, one row per point and frame: {name}, then index, label, "
-        "labelled, held out and the coordinates as the frame draws them",
-    )
-    return text
+    return "\n".join([header or name, *rows]) + "\n"
 
 
 def grid_button(
@@ -213,11 +264,23 @@ def grid_button(
     *,
     stem: str,
     key: str,
-) -> str:
-    """A button for a parameter grid's values as CSV: one row per cell with the row and column
-    parameters' values, the accuracy, the baseline's and their difference (the colour drawn;
-    `accuracies`: the method's grid and the baseline's, a grid or one number); returns the CSV
-    text."""
+) -> None:
+    """A button for a parameter grid's values as CSV (`grid_csv`), made on click."""
+    _button(
+        container,
+        "Grid (CSV)",
+        lambda: grid_csv(rows, cols, accuracies).encode(),
+        (f"{stem}-grid.csv", "text/csv"),
+        key,
+        "one row per cell: the two parameters, the accuracy, the baseline's, the difference "
+        "(the colour drawn; empty cells are nan)",
+    )
+
+
+def grid_csv(rows: tuple[str, Sequence], cols: tuple[str, Sequence], accuracies: tuple) -> str:
+    """A parameter grid's values as CSV: one row per cell with the row and column parameters'
+    values, the accuracy, the baseline's and their difference (the colour drawn; `accuracies`:
+    the method's grid and the baseline's, a grid or one number)."""
     (row_name, row_values), (col_name, col_values) = rows, cols
     grid, baseline = accuracies
     A = np.asarray(grid, dtype=np.float64)
@@ -227,17 +290,7 @@ def grid_button(
         for j, c in enumerate(col_values):
             a, b = float(A[i, j]), float(B[i, j])
             lines.append(f"{r!r},{c!r},{a!r},{b!r},{a - b!r}")
-    text = "\n".join(lines) + "\n"
-    _button(
-        container,
-        "Grid (CSV)",
-        text.encode(),
-        (f"{stem}-grid.csv", "text/csv"),
-        key,
-        "one row per cell: the two parameters, the accuracy, the baseline's, the difference "
-        "(the colour drawn; empty cells are nan)",
-    )
-    return text
+    return "\n".join(lines) + "\n"
 
 
 def matrix_figure(matrix, names: Sequence[str] | None = None, title: str = ""):
@@ -312,10 +365,15 @@ def embed_downloads(request, result, code: str, k: int | None = None, held_out=N
                     )
             elif quality_panel.has_matrix(request) and memo.is_full_size(request.data):
                 middle.caption("The learned matrix is offered on a subsample view (Points used).")
-            fig = plots.embedding_scatter(
-                drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
+            svg_button(
+                right,
+                lambda: plots.embedding_scatter(
+                    drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
+                ),
+                stem=stem,
+                key="dl_svg",
+                fingerprint=array_digest(drawn, ds.y, result.mask, title),
             )
-            svg_button(right, fig, stem=stem, key="dl_svg")
         notebook_button(right, code, title=title, stem=stem, key="dl_notebook")
         st.caption(
             "Coordinates: index (the point's number on this page, as the chart's hover gives "
