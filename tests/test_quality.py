@@ -11,12 +11,12 @@ from metriclab.evaluation import embedding_accuracy, nearest_mean_accuracy
 from metriclab.evaluation.quality import (
     FULL_MAX_POINTS,
     accuracy_with_baseline,
-    shuffled_accuracies,
     continuity,
     kept_neighbours,
     metric_space,
     neighbourhood_quality,
     quality_sample,
+    shuffled_accuracies,
     trustworthiness,
 )
 from metriclab.evaluation.scoring import classifier_accuracy
