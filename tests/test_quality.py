@@ -222,3 +222,33 @@ def test_baseline_on_a_sample_of_the_scored_points_keeps_the_full_score():
         for _ in range(5)
     ]
     np.testing.assert_array_equal(result.baseline_accuracies, expected)
+
+
+def test_the_reference_memo_gives_the_same_measures_as_a_fresh_computation(monkeypatch):
+    # a λ move measures a new embedding of the same inputs: from the second sight of the inputs
+    # their ranks come from the memo; ties (integer coordinates) ranked as scikit-learn does
+    from metriclab.evaluation import quality as Q
+
+    class Off(Q._ReferenceMemo):
+        MEMO_POINTS = (0, 0)
+
+    class On(Q._ReferenceMemo):
+        MEMO_POINTS = (10, 500)
+
+    memo = On()
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 5, (150, 4)).astype(float)
+    for move in range(3):
+        Z = X @ rng.normal(size=(4, 2)) + rng.integers(0, 2, (150, 2))
+        monkeypatch.setattr(Q, "_REFERENCE_MEMO", memo)
+        kept = neighbourhood_quality(X, Z, 6)
+        assert (memo._entries[memo._key(X)]["positions"] is not None) == (move >= 1)
+        assert kept.trustworthiness == sklearn_trustworthiness(X, Z, n_neighbors=6)
+        assert kept.continuity == sklearn_trustworthiness(Z, X, n_neighbors=6)
+        monkeypatch.setattr(Q, "_REFERENCE_MEMO", Off())
+        fresh = neighbourhood_quality(X, Z, 6)
+        np.testing.assert_array_equal(
+            kept.trustworthiness_per_point, fresh.trustworthiness_per_point
+        )
+        np.testing.assert_array_equal(kept.continuity_per_point, fresh.continuity_per_point)
+        np.testing.assert_array_equal(kept.kept_per_point, fresh.kept_per_point)
