@@ -101,14 +101,16 @@ def test_a_session_that_leaves_gives_its_place_up():
     assert heavy.waiting() == 0
 
 
-def test_a_large_set_is_held_once_in_float32_and_read_only():
+def test_a_large_set_is_held_once_read_only_and_a_fit_takes_it_without_a_copy():
+    from metriclab.preprocess import scale_features
     from metriclab.ui.shared.session_data import named_dataset
 
     ds = named_dataset("usps")
-    assert ds.X.dtype == np.float32 and not ds.X.flags.writeable
+    assert ds.X.dtype == np.float64 and not ds.X.flags.writeable
     assert named_dataset("usps") is ds
-    assert named_dataset("iris").X.dtype == np.float64  # small sets stay exact
     assert ds.n_samples > FULL_SIZE
+    # unscaled (the image sets' default), the fit gets the shared array itself: no per-fit copy
+    assert scale_features("none", ds.X) is ds.X
 
 
 def test_the_full_size_graph_fit_goes_through_fit_split_with_the_kept_graph(monkeypatch):

@@ -41,7 +41,7 @@ FULL_SIZE = 5000  # points drawn above which a fit takes this path (the old larg
 FIT_CAP = 1000  # labelled points a non-graph learner is fitted on at full size
 CLASSIFIER_CAP = 2000  # points a classifier's view is restricted to at full size
 SUBSAMPLE_MODES = 2000  # the λ scrub, window map, input view and learning frames: a subsample
-WORKER_KEPT = 2  # views, and graphs, a cluster worker keeps (MNIST: 0.22 GB float32, graph 17 MB)
+WORKER_KEPT = 2  # views, and graphs, a cluster worker keeps (MNIST: 0.44 GB float64, graph 17 MB)
 
 
 def is_full_size(n_points: int) -> bool:
@@ -230,7 +230,7 @@ def _kept(store: OrderedDict, key, make):
 def worker_view(data: DataRef) -> Dataset:
     """The view of a named data set as the server draws it (`cache.view_data`'s steps, without
     Streamlit's cache: a Dask worker has no Streamlit runtime), kept by the worker process."""
-    load = named_dataset.__wrapped__  # the function Streamlit's cache wraps (same float32 rule)
+    load = named_dataset.__wrapped__  # the function Streamlit's cache wraps (the same arrays)
     return _kept(_worker_views, data, lambda: subsample(load(data.name, data.params),
                                                          data.max_points, 0)[0])  # fmt: skip
 
