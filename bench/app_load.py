@@ -429,6 +429,22 @@ def start_class(workers: int, env: dict):
     raise RuntimeError("could not start the class on free ports")
 
 
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU jiffies of the whole machine, from /proc/stat (nan where absent)."""
+    try:
+        fields = [float(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except OSError:
+        return float("nan"), float("nan")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(before: tuple[float, float], after: tuple[float, float]) -> float:
+    """The share of the machine's CPU time that was busy between two `machine_cpu` readings."""
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total > 0 else float("nan")
+
+
 def one_run(
     n: int,
     seconds: float,
@@ -455,9 +471,12 @@ def one_run(
     heavy = MnistClient(n, base, seconds, soak) if mnist else None
     if heavy is not None:
         heavy.dataset, heavy.pause = heavy_set, heavy_pause
+    machine_before, own_before = machine_cpu(), time.process_time()
     try:
         clients = asyncio.run(run_clients(n, base, seconds, soak, kind, heavy))
     finally:
+        clients_cpu = time.process_time() - own_before
+        machine_after = machine_cpu()
         sampler.stopped.set()
         sampler.join()
         if workers:
@@ -514,6 +533,8 @@ def one_run(
         "samples": sampler.samples,
         "loads": [load_before] + [load for _, _, load, _ in sampler.samples],
         "cpu_per_move_s": cpu_per_move,
+        "clients_cpu_s": clients_cpu,
+        "machine_busy": busy_share(machine_before, machine_after),
         "processes": processes,
         "workers": workers or 1,
         "heavy_set": heavy_set,
@@ -603,9 +624,9 @@ def main(argv=None) -> int:
     print("| clients | seconds | slider moves | median s | p95 s "
           "| request → chart message median / p95 s | request → run end median / p95 s "
           "| server run median / p95 s | server CPU ms per move | errors | uploads "
-          "| server peak RSS MB "
+          "| server peak RSS MB | clients' CPU s | machine busy "
           "| load avg 1-min (start, min–max) |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         low, high = min(r["loads"]), max(r["loads"])
         print(
@@ -614,7 +635,8 @@ def main(argv=None) -> int:
             f"| {r['end_median_s']:.3f} / {r['end_p95_s']:.3f} "
             f"| {r['server_median_s']:.3f} / {r['server_p95_s']:.3f} "
             f"| {1000 * r['cpu_per_move_s']:.0f} | {len(r['errors'])} | {r['uploads']} "
-            f"| {r['peak_rss'] / 2**20:.0f} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
+            f"| {r['peak_rss'] / 2**20:.0f} | {r['clients_cpu_s']:.1f} "
+            f"| {r['machine_busy']:.0%} | {r['loads'][0]:.1f}, {low:.1f}–{high:.1f} |"
         )
     print("\nPer process (its sessions by the balancer's sticky cookie):\n")
     print("| clients | process | sessions | slider moves | p95 s | peak RSS MB | CPU s |")
