@@ -113,6 +113,7 @@ class MemorySampler(threading.Thread):
         self.every_s = every_s
         self.samples: list[tuple[float, int, float, float]] = []
         self.per_process: dict[int, list[tuple[int, float]]] = {pid: [] for pid in self.pids}
+        self.machine: list[tuple[float, float]] = []  # `machine_cpu()` at each sample
         self.stopped = threading.Event()
         self.start_time = time.monotonic()
 
@@ -124,6 +125,7 @@ class MemorySampler(threading.Thread):
                 self.per_process[pid].append(value)
             rss, cpu = sum(r for r, _ in each), sum(c for _, c in each)
             self.samples.append((now, rss, os.getloadavg()[0], cpu))
+            self.machine.append(machine_cpu())
             self.stopped.wait(self.every_s)
 
     def peak(self, since: float = 0.0) -> int:
@@ -133,6 +135,14 @@ class MemorySampler(threading.Thread):
         """Server CPU seconds at `t` seconds since start (interpolated between samples)."""
         times = [sample[0] for sample in self.samples]
         return float(np.interp(t, times, [sample[3] for sample in self.samples]))
+
+    def machine_busy(self, t0: float, t1: float) -> float:
+        """The share of the machine's CPU time that was busy between `t0` and `t1` (seconds since
+        start; the samples nearest inside)."""
+        inside = [i for i, sample in enumerate(self.samples) if t0 <= sample[0] <= t1]
+        if len(inside) < 2:
+            return float("nan")
+        return busy_share(self.machine[inside[0]], self.machine[inside[-1]])
 
 
 def upload_csv(rng: random.Random, rows: int = 300) -> bytes:
@@ -471,12 +481,11 @@ def one_run(
     heavy = MnistClient(n, base, seconds, soak) if mnist else None
     if heavy is not None:
         heavy.dataset, heavy.pause = heavy_set, heavy_pause
-    machine_before, own_before = machine_cpu(), time.process_time()
+    own_before = time.process_time()
     try:
         clients = asyncio.run(run_clients(n, base, seconds, soak, kind, heavy))
     finally:
         clients_cpu = time.process_time() - own_before
-        machine_after = machine_cpu()
         sampler.stopped.set()
         sampler.join()
         if workers:
@@ -534,7 +543,7 @@ def one_run(
         "loads": [load_before] + [load for _, _, load, _ in sampler.samples],
         "cpu_per_move_s": cpu_per_move,
         "clients_cpu_s": clients_cpu,
-        "machine_busy": busy_share(machine_before, machine_after),
+        "machine_busy": sampler.machine_busy(t0, t1),
         "processes": processes,
         "workers": workers or 1,
         "heavy_set": heavy_set,
@@ -624,7 +633,7 @@ def main(argv=None) -> int:
     print("| clients | seconds | slider moves | median s | p95 s "
           "| request → chart message median / p95 s | request → run end median / p95 s "
           "| server run median / p95 s | server CPU ms per move | errors | uploads "
-          "| server peak RSS MB | clients' CPU s | machine busy "
+          "| server peak RSS MB | clients' CPU s (whole run) | machine busy (measured span) "
           "| load avg 1-min (start, min–max) |")  # fmt: skip
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
