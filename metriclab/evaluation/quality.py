@@ -631,8 +631,9 @@ class BaselinedAccuracy:
 def shuffled_accuracies(Z_ref, y_ref, Z_scored, y_scored, classifier, permutations) -> np.ndarray:
     """`classifier_accuracy(Z_ref, y_ref[p], Z_scored, y_scored, classifier)` for each permutation
     `p` of the reference labels, equal to it point for point. For k-NN the neighbours do not depend
-    on the labels: they are searched once and only the vote is repeated (21 k-NN fits cost 40 ms a
-    page rerun on Iris; this costs one); a tied vote goes to the smaller class, as scikit-learn's."""
+    on the labels: they are searched once and only the vote is repeated (21 k-NN fits took about
+    27 ms of a page rerun on Iris; this costs one); a tied vote goes to the smaller class, as
+    scikit-learn's."""
     rule, k = parse_classifier(classifier)
     if rule != "knn" or not len(permutations):
         return np.array(
