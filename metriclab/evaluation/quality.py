@@ -300,11 +300,9 @@ class _ReferenceMemo:
 
     @staticmethod
     def _key(A: np.ndarray) -> str:
-        import hashlib
+        from metriclab.graph_store import content_digest  # the arrays' bytes, read in place
 
-        digest = hashlib.sha1(f"{A.dtype}{A.shape}".encode())
-        digest.update(np.ascontiguousarray(A).tobytes())
-        return digest.hexdigest()
+        return content_digest(A)
 
     def entry(self, A: np.ndarray) -> dict | None:
         """The memo's record of `A` (created on first sight); None for sizes it does not keep."""

@@ -20,6 +20,7 @@ import numpy as np
 import streamlit as st
 
 from metriclab import export
+from metriclab.graph_store import content_digest
 
 _SVG_STATE = "_download_svg"  # key -> (figure's fingerprint, SVG bytes or the reason it failed)
 
@@ -151,9 +152,8 @@ def _fingerprint(fig) -> str:
                 digest.update(name.encode())
                 feed(value[name])
         elif isinstance(value, np.ndarray):
-            digest.update(f"{value.dtype}{value.shape}".encode())
             digest.update(
-                np.ascontiguousarray(value).tobytes()
+                content_digest(value).encode()
                 if value.dtype != object
                 else repr(value.tolist()).encode()
             )
@@ -168,18 +168,6 @@ def _fingerprint(fig) -> str:
     for trace in fig.data:
         feed(trace.to_plotly_json())
     feed(fig.layout.to_plotly_json())
-    return digest.hexdigest()
-
-
-def array_digest(*parts) -> str:
-    """A digest of arrays and names (what a figure made on request draws: `svg_button`)."""
-    digest = hashlib.sha1()
-    for part in parts:
-        if isinstance(part, np.ndarray):
-            digest.update(f"{part.dtype}{part.shape}".encode())
-            digest.update(np.ascontiguousarray(part).tobytes())
-        else:
-            digest.update(repr(part).encode())
     return digest.hexdigest()
 
 
@@ -372,7 +360,7 @@ def embed_downloads(request, result, code: str, k: int | None = None, held_out=N
                 ),
                 stem=stem,
                 key="dl_svg",
-                fingerprint=array_digest(drawn, ds.y, result.mask, title),
+                fingerprint=f"{content_digest(drawn, ds.y, result.mask)} {title}",
             )
         notebook_button(right, code, title=title, stem=stem, key="dl_notebook")
         st.caption(
