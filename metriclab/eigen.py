@@ -156,14 +156,36 @@ def relative_residual(S, trivial: np.ndarray, values: np.ndarray, vectors: np.nd
     return float((np.linalg.norm(R, axis=0) / norms).max() / scale)
 
 
-def _dense_smallest(S, n_components: int, trivial: np.ndarray):
+def _deflated_dense(S, trivial: np.ndarray) -> np.ndarray:
+    """P S P + σ t tᵀ with P = I - t tᵀ, dense: the problem on the complement of t, t moved above
+    the spectrum."""
     A = S.toarray() if sp.issparse(S) else np.array(S, dtype=np.float64)
     shift = _deflation_shift(A)
     St = A @ trivial
-    # P S P + σ t tᵀ with P = I - t tᵀ: the problem on the complement of t, t moved to the top
     A -= np.outer(trivial, St) + np.outer(St, trivial)
     A += (trivial @ St + shift) * np.outer(trivial, trivial)
+    return A
+
+
+def _dense_smallest(S, n_components: int, trivial: np.ndarray):
+    A = _deflated_dense(S, trivial)
     return scipy.linalg.eigh(A, subset_by_index=[0, n_components - 1], driver="evr")
+
+
+def smallest_eigenvalues(S, count: int, trivial: np.ndarray) -> np.ndarray:
+    """The `count` smallest eigenvalues of symmetric S on the complement of the unit vector
+    `trivial`, ascending, without their vectors: the values `smallest_eigenpairs(S, count,
+    trivial, "dense")` gives (dense eigh, so at most DENSE_FALLBACK_POINTS points)."""
+    n = S.shape[0]
+    if n > DENSE_FALLBACK_POINTS:
+        raise ValueError(
+            f"smallest_eigenvalues is dense: {n} points is more than {DENSE_FALLBACK_POINTS}"
+        )
+    if not 1 <= count < n:
+        raise ValueError(f"count must be in [1, {n - 1}] (n − 1 values beside t), got {count}")
+    A = _deflated_dense(S, np.asarray(trivial, dtype=np.float64))
+    with thread_limit(1):
+        return scipy.linalg.eigh(A, eigvals_only=True, subset_by_index=[0, count - 1], driver="evr")
 
 
 def available_cores() -> int:

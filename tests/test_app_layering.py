@@ -11,7 +11,7 @@ from metriclab import datasets
 from metriclab.methods import REGISTRY
 from metriclab.ui.shared import compute, memo
 from metriclab.ui.shared.fit_request import DataRef, FitRequest, SplitRef
-from tests.apptest_helpers import figures, run_page
+from tests.apptest_helpers import figures, run_page, values
 
 PAGES = sorted((Path(__file__).resolve().parents[1] / "pages").glob("*.py"))
 # Library layers a page must reach only through metriclab.ui (names in capitals are constants).
@@ -143,3 +143,36 @@ def test_tangent_neighbours_are_training_images_nearest_first():
     assert found[compute.NEAREST_TANGENT][1][0] <= found[compute.NEAREST_EUCLIDEAN][1][0] + 1e-9
     with pytest.raises(ValueError, match="held-out"):
         compute.tangent_neighbours(ds, mask, 10_000, "translation", True)
+
+
+@pytest.mark.parametrize("method", ["tdl", "le"])
+def test_a_fits_spectrum_is_the_second_fits_eigenvalues(method):
+    # the Embed page drew its 10-eigenvalue spectrum from a second fit on every slider move; the
+    # fit now brings them (its estimator's `spectrum`): the same numbers, one fit
+    ds = datasets.load("two_moons")
+    mask = compute.split_mask(ds.y, SplitRef("fraction", 0.2))
+    result = compute.fit_view(ds, mask, request("two_moons", method))
+    more = compute.fit_view(ds, mask, request("two_moons", method).with_params(n_components=10))
+    assert result.eigenvalues.size == 2 and result.spectrum.size == compute.SPECTRUM_SHOWN
+    np.testing.assert_allclose(result.spectrum, more.eigenvalues, rtol=1e-9, atol=1e-12)
+    assert more.spectrum is None  # it uses as many as the spectrum shows: nothing more to say
+    assert compute.fit_view(ds, mask, request("two_moons", "pca")).spectrum is None
+
+
+def test_the_embed_page_draws_ten_eigenvalues_from_one_fit(monkeypatch):
+    # a slider move on two moons fitted TDL twice (the second for the spectrum); now once, and the
+    # spectrum still shows 10 eigenvalues, the 2 used first
+    asked = []
+    real = compute.fit_view
+
+    def counted(ds, mask, req, *args, **kwargs):
+        asked.append(dict(req.values).get("n_components"))
+        return real(ds, mask, req, *args, **kwargs)
+
+    monkeypatch.setattr(compute, "fit_view", counted)
+    at = run_page("embed", {"ds": "two_moons", "method": "tdl", "p.tdl.lam": "13", "seed": "41"})
+    assert not at.exception and not at.error
+    spectrum = next(f for f in figures(at) if "spectrum" in f["layout"]["title"]["text"])
+    bars = sum(len(values(t["y"])) for t in spectrum["data"])
+    assert bars == compute.SPECTRUM_SHOWN, spectrum["layout"]["title"]["text"]
+    assert 10 not in asked and asked, asked  # the page's own fit ran here, the spectrum's did not

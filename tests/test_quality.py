@@ -230,10 +230,10 @@ def test_the_reference_memo_gives_the_same_measures_as_a_fresh_computation(monke
     from metriclab.evaluation import quality as Q
 
     class Off(Q._ReferenceMemo):
-        MEMO_POINTS = (0, 0)
+        MEMO_POINTS = 0
 
     class On(Q._ReferenceMemo):
-        MEMO_POINTS = (10, 500)
+        MEMO_POINTS = 500
 
     memo = On()
     rng = np.random.default_rng(5)
@@ -252,3 +252,26 @@ def test_the_reference_memo_gives_the_same_measures_as_a_fresh_computation(monke
         )
         np.testing.assert_array_equal(kept.continuity_per_point, fresh.continuity_per_point)
         np.testing.assert_array_equal(kept.kept_per_point, fresh.kept_per_point)
+
+
+def test_the_reference_memo_keeps_small_sets_and_drops_the_oldest_past_its_byte_bound(monkeypatch):
+    # two moons and Iris are measured on every slider move: their ranks are kept too; the memo
+    # drops the least recently used arrays once their ranks pass BYTES, and the measures are the
+    # fresh computation's whichever record they came from
+    from metriclab.evaluation import quality as Q
+
+    class Small(Q._ReferenceMemo):
+        BYTES = 2 * 2 * 150**2  # two 150-point arrays' int16 ranks
+
+    memo = Small()
+    monkeypatch.setattr(Q, "_REFERENCE_MEMO", memo)
+    rng = np.random.default_rng(6)
+    inputs = [rng.normal(size=(150, 3)) for _ in range(3)]
+    for X in inputs:
+        for _ in range(2):  # ranks made on the second sight
+            Z = X[:, :2] + 0.1 * rng.normal(size=(150, 2))
+            kept = neighbourhood_quality(X, Z, 5)
+            assert kept.trustworthiness == sklearn_trustworthiness(X, Z, n_neighbors=5)
+            assert kept.continuity == sklearn_trustworthiness(Z, X, n_neighbors=5)
+    assert list(memo._entries) == [memo._key(X) for X in inputs[1:]]
+    assert all(r["positions"].shape == (150, 150) for r in memo._entries.values())

@@ -497,3 +497,19 @@ def test_tdl_without_any_label_is_laplacian_eigenmaps_as_documented(moons):
         np.testing.assert_allclose(tdl.eigenvalues_, 3.0 * le.eigenvalues_, rtol=1e-8)
     with pytest.raises(ValueError, match="at least two classes"):
         TDL().fit(X, np.where(np.arange(X.shape[0]) < 5, 0, -1))
+
+
+@pytest.mark.parametrize("kind", LAPLACIANS)
+def test_the_spectrum_is_what_a_fit_with_more_components_reports(moons, kind):
+    # the Embed page's spectrum shows 10 eigenvalues of a 2-D fit: read from the fitted problem,
+    # they are the eigenvalues a second fit with n_components=10 gives, its first two the fit's own
+    X, _, _, partial = moons
+    two = TDL(n_components=2, lam=3.0, laplacian=kind).fit(X, partial)
+    ten = TDL(n_components=10, lam=3.0, laplacian=kind).fit(X, partial)
+    values = two.spectrum(10)
+    assert values.shape == (10,) and np.all(np.diff(values) >= 0)
+    np.testing.assert_allclose(values, ten.eigenvalues_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(values[:2], two.eigenvalues_, rtol=1e-9, atol=1e-12)
+    for bad in (0, X.shape[0], 2.5):
+        with pytest.raises(ValueError, match="count"):
+            two.spectrum(bad)

@@ -282,14 +282,18 @@ def _penalties_from_positions(positions: np.ndarray, neighbours_B: np.ndarray, k
 
 
 class _ReferenceMemo:
-    """The reference side of the measures, kept for the last few reference arrays: a λ move on
-    all of MNIST changes the embedding, never the 5,000 sampled inputs, whose distances, ranks and
-    neighbours were 1.3 s of the measures' 1.5 s per move (issue 41). The ranks (`_positions`)
-    are made the second time an array is seen, so a one-off measure costs no more than before.
-    Only arrays of MEMO_POINTS points (at most 50 MB of ranks each) are kept; thread-safe."""
+    """The reference side of the measures, kept for the last few reference arrays: a λ move
+    changes the embedding, never the sampled inputs, whose distances, ranks and neighbours were
+    1.3 s of the measures' 1.5 s per move on all of MNIST, and 1.4 ms of a 30 ms slider move on
+    two moons with 150 students (issue 41). The ranks (`_positions`) are made the second time an
+    array is seen, so a one-off measure costs no more than before. Arrays of up to MEMO_POINTS
+    points are kept, the least recently used dropped past ENTRIES arrays or BYTES of ranks (two
+    5,000-point samples, or many small sets: a class on two moons and Iris and their uploads);
+    thread-safe."""
 
-    MEMO_POINTS = (1_000, SAMPLE_SIZE)
-    ENTRIES = 2
+    MEMO_POINTS = SAMPLE_SIZE
+    ENTRIES = 32
+    BYTES = 2 * 2 * SAMPLE_SIZE**2  # two 5,000-point samples' int16 ranks: 100 MB
 
     def __init__(self):
         import threading
@@ -306,8 +310,7 @@ class _ReferenceMemo:
 
     def entry(self, A: np.ndarray) -> dict | None:
         """The memo's record of `A` (created on first sight); None for sizes it does not keep."""
-        low, high = self.MEMO_POINTS
-        if not low <= A.shape[0] <= high:
+        if not 0 < A.shape[0] <= self.MEMO_POINTS:
             return None
         key = self._key(A)
         with self._lock:
@@ -318,9 +321,26 @@ class _ReferenceMemo:
                 return record
             record = {"seen": 1, "positions": None, "neighbours": {}}
             self._entries[key] = record
-            while len(self._entries) > self.ENTRIES:
-                self._entries.popitem(last=False)
+            self._trim()
             return record
+
+    def positions(self, record: dict, A: np.ndarray) -> np.ndarray:
+        """A's `_positions`, made once for `record` (and counted against BYTES)."""
+        ranks = _positions(A)
+        with self._lock:
+            record["positions"] = ranks
+            self._trim()
+        return ranks
+
+    def _trim(self) -> None:
+        """Drop the least recently used records past ENTRIES or BYTES (the newest is kept)."""
+        held = sum(
+            r["positions"].nbytes for r in self._entries.values() if r["positions"] is not None
+        )
+        while len(self._entries) > 1 and (len(self._entries) > self.ENTRIES or held > self.BYTES):
+            _, dropped = self._entries.popitem(last=False)
+            if dropped["positions"] is not None:
+                held -= dropped["positions"].nbytes
 
     def clear(self) -> None:
         with self._lock:
@@ -339,11 +359,12 @@ def _reference_side(A: np.ndarray, neighbours_B: np.ndarray, k: int):
     neighbours_A = record["neighbours"].get(k)
     if neighbours_A is None:
         neighbours_A = record["neighbours"][k] = _neighbours(A, k)
-    if record["positions"] is None and record["seen"] > 1:
-        record["positions"] = _positions(A)
-    if record["positions"] is None:
+    positions = record["positions"]
+    if positions is None and record["seen"] > 1:
+        positions = _REFERENCE_MEMO.positions(record, A)
+    if positions is None:
         return neighbours_A, _rank_penalties(A, neighbours_B, k)
-    return neighbours_A, _penalties_from_positions(record["positions"], neighbours_B, k)
+    return neighbours_A, _penalties_from_positions(positions, neighbours_B, k)
 
 
 def _from_penalties(penalties: np.ndarray, n: int, k: int) -> tuple[float, np.ndarray]:
@@ -629,9 +650,9 @@ class BaselinedAccuracy:
 def shuffled_accuracies(Z_ref, y_ref, Z_scored, y_scored, classifier, permutations) -> np.ndarray:
     """`classifier_accuracy(Z_ref, y_ref[p], Z_scored, y_scored, classifier)` for each permutation
     `p` of the reference labels, equal to it point for point. For k-NN the neighbours do not depend
-    on the labels: they are searched once and only the vote is repeated (21 k-NN fits took about
-    27 ms of a page rerun on Iris; this costs one); a tied vote goes to the smaller class, as
-    scikit-learn's."""
+    on the labels: they are searched once and every permutation's votes are counted in one
+    `bincount` (21 k-NN fits took about 27 ms of a page rerun on Iris; a loop of votes 1 ms); a
+    tied vote goes to the smaller class, as scikit-learn's."""
     rule, k = parse_classifier(classifier)
     if rule != "knn" or not len(permutations):
         return np.array(
@@ -646,13 +667,13 @@ def shuffled_accuracies(Z_ref, y_ref, Z_scored, y_scored, classifier, permutatio
     codes = codes.ravel()
     truth = np.searchsorted(classes, y_scored)
     known = np.isin(y_scored, classes)  # a scored class no reference point carries is never right
-    rows = np.arange(nearest.shape[0])[:, None]
-    accuracies = []
-    for p in permutations:
-        votes = np.zeros((nearest.shape[0], classes.size), dtype=np.int32)
-        np.add.at(votes, (rows, codes[p][nearest]), 1)
-        accuracies.append(float(np.mean(known & (votes.argmax(axis=1) == truth))))
-    return np.array(accuracies)
+    n_scored, n_classes = nearest.shape[0], classes.size
+    # every permutation's votes at once: cell (permutation, scored point, class) of one bincount
+    voted = codes[np.asarray(permutations)][:, nearest]  # (permutations, scored, k) classes
+    cell = np.arange(voted.shape[0] * n_scored).reshape(-1, n_scored, 1) * n_classes + voted
+    votes = np.bincount(cell.ravel(), minlength=cell.shape[0] * n_scored * n_classes)
+    winners = votes.reshape(-1, n_scored, n_classes).argmax(axis=2)  # ties: the smaller class
+    return np.mean(known & (winners == truth), axis=1)
 
 
 def accuracy_with_baseline(

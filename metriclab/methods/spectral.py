@@ -78,7 +78,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from metriclab._docstrings import fill_doc
 from metriclab.array_module import DEVICES, resolve_device
 from metriclab.cache import array_digest, canonical_json, module_digest
-from metriclab.eigen import EIGEN_SOLVERS, Eigenpairs, smallest_eigenpairs, thread_limit
+from metriclab.eigen import (
+    EIGEN_SOLVERS,
+    Eigenpairs,
+    smallest_eigenpairs,
+    smallest_eigenvalues,
+    thread_limit,
+)
 from metriclab.graph_store import SharedGraph, label_cost
 from metriclab.graphs import (
     GRAPH_KINDS,
@@ -579,6 +585,38 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
             self._fit_out_of_sample()
         alpha, width = self._out_of_sample.value
         return gaussian_kernel(X, self._X_fit, width=width) @ alpha
+
+    def spectrum(self, count):
+        """The smallest eigenvalues of the fitted problem, more of them than the embedding uses.
+
+        The eigenvalues a fit with ``n_components=count`` on the same data would report in
+        `eigenvalues_` (the same graph, cost and λ), without fitting again: one dense
+        eigenvalue solve of the kept problem, no eigenvectors. For the spectrum's gap after the
+        eigenvectors used.
+
+        Parameters
+        ----------
+        count : int
+            How many eigenvalues, in [1, n_samples − 1]; at most 5,000 training points (dense).
+
+        Returns
+        -------
+        ndarray of shape (count,)
+            Ascending; the first `n_components` are `eigenvalues_`, to the solver's accuracy.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metriclab.methods.spectral import LaplacianEigenmaps
+        >>> X = np.random.default_rng(0).normal(size=(60, 3))
+        >>> le = LaplacianEigenmaps(n_components=2).fit(X)
+        >>> values = le.spectrum(5)
+        >>> bool(np.allclose(values[:2], le.eigenvalues_))
+        True
+        """
+        check_is_fitted(self, "embedding_")
+        count = check_int("count", count, 1, self._S.shape[0] - 1)
+        return smallest_eigenvalues(self._S, count, self._trivial)
 
 
 def _sparse_digest(C) -> str:

@@ -24,7 +24,7 @@ from metriclab.ui.shared import (
     runs,
 )
 from metriclab.ui.shared.charts import draw_chart
-from metriclab.ui.shared.compute import collapse_warning
+from metriclab.ui.shared.compute import SPECTRUM_SHOWN, collapse_warning
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import TEST_KEY, FitRequest
 from metriclab.ui.shared.preprocessing import scaling_note
@@ -386,13 +386,11 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> No
             st.caption(note)
 
 
-SPECTRUM_SHOWN = 10  # eigenvalues the spectrum shows at least, where the method can give them
-
-
 def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.ndarray, str]:
     """The eigenvalues to draw: the fit's own, or, where it used fewer than SPECTRUM_SHOWN (a 1-D
     embedding has one: no gap to see), the first ones of the same problem solved for more
-    eigenvectors (one more fit, cached); with a note where there are no more to show, and why."""
+    eigenvectors (the fit's `spectrum` where it has one, else one more fit, cached); with a note
+    where there are no more to show, and why."""
     values = np.ravel(result.eigenvalues)
     names = {p.name for p in page.spec.params}
     if values.size >= SPECTRUM_SHOWN or "n_components" not in names:
@@ -406,6 +404,11 @@ def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.nd
         )
     if wanted <= values.size:
         return values, ""
+    if result.spectrum is not None and result.spectrum.size >= wanted:
+        return result.spectrum[:wanted], (
+            f"The first {wanted} eigenvalues of the same problem (its eigenvalues solved once "
+            f"more, {wanted} of them), so that the gap after the {values.size} used can be seen."
+        )
     more = guarded(memo.fit, request.with_params(n_components=wanted), context="spectrum")
     if more is None or more.eigenvalues is None:
         return values, ""
