@@ -87,16 +87,39 @@ def open_view(page, url: str, expect: int, timeout: float = 300.0):
     raise TimeoutError(f"{url}: fewer than {expect} points after {timeout:.0f} s; stages {stages}")
 
 
-def lambda_move(page, timeout: float = 120.0) -> float:
+# the page's own clock (performance.now()): when the arrow key went down, when each websocket
+# message large enough to carry the 70,000-point chart (200 kB) arrived, before Streamlit reads it
+CLOCK_JS = """() => {
+    window.__bigFrames = [];
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener('message', (e) => {
+                const n = e.data.byteLength ?? e.data.size ?? e.data.length ?? 0;
+                if (n >= 200000) window.__bigFrames.push(performance.now());
+            });
+        }
+    };
+    document.addEventListener('keydown', () => { window.__keyAt = performance.now(); }, true);
+}"""
+MOVE_TIMES_JS = """() => [window.__keyAt, window.__doneAt,
+    (window.__bigFrames || []).find(t => t >= window.__keyAt) ?? null]"""
+
+
+def lambda_move(page, timeout: float = 120.0):
+    """(seconds from the arrow key to the chart's new points, seconds until the new chart's
+    message reached the page or None), both on the page's clock: the rest is the browser's
+    (decoding, Plotly, WebGL). Needs CLOCK_JS as the page's init script."""
     slider = page.get_by_role("slider", name="λ")
     slider.focus()
     before = page.evaluate(SIGNATURE_JS)
-    start = time.perf_counter()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        f"(b) => ({SIGNATURE_JS})() !== b", arg=before, polling=250, timeout=timeout * 1000
-    )
-    return time.perf_counter() - start
+    changed = f"""(b) => {{ if (({SIGNATURE_JS})() === b) return false;
+        window.__doneAt = performance.now(); return true; }}"""
+    page.wait_for_function(changed, arg=before, polling="raf", timeout=timeout * 1000)
+    key, done, arrived = page.evaluate(MOVE_TIMES_JS)
+    return (done - key) / 1000, None if arrived is None else (arrived - key) / 1000
 
 
 def frame_intervals(page, action) -> list[float]:
@@ -173,6 +196,7 @@ def main(argv=None) -> int:
             )
             a = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             a.set_default_timeout(300_000)
+            a.add_init_script(f"({CLOCK_JS})()")
             seconds, stages = open_view(a, f"{base}/embed?ds=mnist&method=tdl", 70_000)
             record(
                 "A: first view, TDL on all 70,000 MNIST digits (new server, "
@@ -185,13 +209,21 @@ def main(argv=None) -> int:
             wait_idle(a)
             if args.screenshot:
                 a.screenshot(path=str(args.screenshot), full_page=False)
-            moves = [lambda_move(a) for _ in range(3)]
-            for _ in moves:
+            moves = []
+            for _ in range(3):
+                moves.append(lambda_move(a))
                 wait_idle(a, settle_ms=300)
             record(
                 "A: λ move (graph and LE baseline cached)",
-                " / ".join(f"{m:.1f} s" for m in moves),
-                "≤ 15 s",
+                " / ".join(f"{total:.1f} s" for total, _ in moves),
+                "≤ 2 s (issue 41)",
+            )
+            record(
+                "A: of each λ move, until the chart's message reached the page; the browser's part after it",
+                " / ".join(
+                    "—" if arrived is None else f"{arrived:.2f} s; {total - arrived:.2f} s"
+                    for total, arrived in moves
+                ),
             )
             wait_idle(a)
             if args.quick:
