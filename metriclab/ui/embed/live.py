@@ -406,8 +406,8 @@ def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.nd
         return values, ""
     if result.spectrum is not None and result.spectrum.size >= wanted:
         return result.spectrum[:wanted], (
-            f"The first {wanted} eigenvalues of the same problem (its eigenvalues solved once "
-            f"more, {wanted} of them), so that the gap after the {values.size} used can be seen."
+            f"The first {wanted} eigenvalues of the same problem (solved once more for the "
+            f"eigenvalues alone), so that the gap after the {values.size} used can be seen."
         )
     more = guarded(memo.fit, request.with_params(n_components=wanted), context="spectrum")
     if more is None or more.eigenvalues is None:
