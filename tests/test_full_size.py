@@ -229,3 +229,31 @@ def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
                 full_size.full_fit(request, ds, mask)
         else:
             assert full_size.full_fit(request, ds, mask).Z.shape == (600, 2)
+
+
+def test_the_full_size_progress_bar_stays_full_so_the_chart_does_not_move(monkeypatch, tmp_path):
+    """A full-size λ move showed its progress bar above the chart and removed it at the end: the
+    chart moved down 51 px and back on every move. The bar stays, full, saying what was drawn and
+    how long it took, before the chart on every rerun."""
+    from metriclab.ui.shared import full_size
+
+    monkeypatch.setattr(
+        full_size, "FULL_SIZE", 150
+    )  # two moons' 200 points take the full-size path
+    monkeypatch.setenv("METRICLAB_GRAPH_CACHE", str(tmp_path))
+    full_size.graph_of.clear()
+    at = run_page("embed", {"ds": "two_moons", "method": "tdl", "seed": "47"}, timeout=120)
+    seen = []
+    for _ in range(2):  # the first view, then a λ move
+        seen.append(at.main.select_slider(key="p.tdl.lam").value)
+        assert not at.exception and not at.error
+        bars = at.get("progress")
+        assert len(bars) == 1 and bars[0].proto.value == 100, [b.proto for b in bars]
+        assert (
+            bars[0].proto.text.startswith("done: TDL") and "on all 200 points" in bars[0].proto.text
+        )
+        kinds = [el.type for el in at.main if el.type in ("progress", "plotly_chart")]
+        assert kinds[:2] == ["progress", "plotly_chart"], kinds  # the bar above the chart
+        lam = at.main.select_slider(key="p.tdl.lam")
+        lam.set_value(next(v for v in lam.options if float(v) > lam.value)).run()
+    assert seen[1] > seen[0], seen
