@@ -12,6 +12,7 @@ import numpy as np
 
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
+from metriclab.eigen import DENSE_MAX_POINTS
 from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
 from metriclab.preprocess import scale_features
 
@@ -50,16 +51,16 @@ class ViewResult:
 
 
 SPECTRUM_SHOWN = 10  # eigenvalues the Embed page's spectrum shows at least, where it can
-SPECTRUM_MAX_POINTS = 1500  # the spectrum's extra eigenvalues come with the fit up to here
 
 
 def spectrum_of(estimator, n_points: int) -> np.ndarray | None:
     """The first SPECTRUM_SHOWN eigenvalues of a fitted spectral method's problem, where it used
     fewer and can say more without fitting again (its `spectrum`: one dense eigenvalue solve, about
-    0.5 ms on two moons against 2 ms for a second fit on every slider move); else None."""
+    0.5 ms on two moons against 2 ms for a second fit on every slider move), up to the size the
+    fit itself solves densely (DENSE_MAX_POINTS); else None."""
     count = min(SPECTRUM_SHOWN, n_points - 2)
     used = np.size(getattr(estimator, "eigenvalues_", []))
-    if not hasattr(estimator, "spectrum") or n_points > SPECTRUM_MAX_POINTS or count <= used:
+    if not hasattr(estimator, "spectrum") or n_points > DENSE_MAX_POINTS or count <= used:
         return None
     return np.asarray(estimator.spectrum(count), dtype=np.float64)
 
