@@ -151,12 +151,15 @@ def test_a_fits_spectrum_is_the_second_fits_eigenvalues(method):
     # fit now brings them (its estimator's `spectrum`): the same numbers, one fit
     ds = datasets.load("two_moons")
     mask = compute.split_mask(ds.y, SplitRef("fraction", 0.2))
-    result = compute.fit_view(ds, mask, request("two_moons", method))
-    more = compute.fit_view(ds, mask, request("two_moons", method).with_params(n_components=10))
+    result = compute.fit_view(ds, mask, request("two_moons", method), spectrum=True)
+    assert compute.fit_view(ds, mask, request("two_moons", method)).spectrum is None  # not asked
+    more = compute.fit_view(
+        ds, mask, request("two_moons", method).with_params(n_components=10), spectrum=True
+    )
     assert result.eigenvalues.size == 2 and result.spectrum.size == compute.SPECTRUM_SHOWN
     np.testing.assert_allclose(result.spectrum, more.eigenvalues, rtol=1e-9, atol=1e-12)
     assert more.spectrum is None  # it uses as many as the spectrum shows: nothing more to say
-    assert compute.fit_view(ds, mask, request("two_moons", "pca")).spectrum is None
+    assert compute.fit_view(ds, mask, request("two_moons", "pca"), spectrum=True).spectrum is None
 
 
 def test_the_embed_page_draws_ten_eigenvalues_from_one_fit(monkeypatch):

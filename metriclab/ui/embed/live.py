@@ -471,7 +471,7 @@ def live_view(page: EmbedPage) -> None:
         result = guarded(memo.fit, request, progress=progress, context=spec.label)
     else:
         progress = None
-        result = guarded(memo.fit, request, context=spec.label)
+        result = guarded(memo.fit, request, spectrum=True, context=spec.label)
     if result is None:
         return
     if progress is not None:

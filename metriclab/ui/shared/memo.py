@@ -81,13 +81,13 @@ def fit_uncached(request: FitRequest, extras: bool = False, progress=None) -> co
     return _fit_resolved(request, resolve(request), extras, progress)
 
 
-def _fit_resolved(request: FitRequest, view: tuple, extras: bool, progress=None):
+def _fit_resolved(request: FitRequest, view: tuple, extras: bool, progress=None, spectrum=False):
     """The fit of `request` on its resolved `view` (ds, mask): a view of more than FULL_SIZE
     points takes the full-size path (ui.shared.full_size), the others `compute.fit_view`."""
     ds, mask = view
     if full_size.is_full_size(ds.n_samples):
         return full_size.full_fit(request, ds, mask, progress)
-    return compute.fit_view(ds, mask, request, extras, progress=progress)
+    return compute.fit_view(ds, mask, request, extras, progress=progress, spectrum=spectrum)
 
 
 _full_results: OrderedDict[FitRequest, compute.ViewResult] = OrderedDict()
@@ -117,8 +117,8 @@ def is_full_size(data: DataRef) -> bool:
 
 
 @st.cache_data(show_spinner=False, max_entries=FIT_ENTRIES)
-def _fit_embedding(request: FitRequest, _view: tuple) -> compute.ViewResult:
-    return _fit_resolved(request, _view, extras=False)
+def _fit_embedding(request: FitRequest, _view: tuple, spectrum: bool) -> compute.ViewResult:
+    return _fit_resolved(request, _view, extras=False, spectrum=spectrum)
 
 
 @st.cache_data(show_spinner=False, max_entries=EXTRAS_ENTRIES)
@@ -126,15 +126,18 @@ def _fit_with_extras(request: FitRequest, _view: tuple) -> compute.ViewResult:
     return _fit_resolved(request, _view, extras=True)
 
 
-def fit(request: FitRequest, extras: bool = False, progress=None) -> compute.ViewResult:
+def fit(
+    request: FitRequest, extras: bool = False, progress=None, spectrum: bool = False
+) -> compute.ViewResult:
     """The fit of `request`, cached (the request is the key; its data are resolved once, here);
     `extras` keeps the learned matrices (for the Dissimilarity page; large, so in a smaller
-    cache). A full-size view (70,000 MNIST digits) has its own small cache, and
-    `progress(done, total, message)` hears its stages on a cache miss."""
+    cache); `spectrum` the first eigenvalues past those used (the Embed page's spectrum). A
+    full-size view (70,000 MNIST digits) has its own small cache, and `progress(done, total,
+    message)` hears its stages on a cache miss."""
     view = resolve(request)
     if full_size.is_full_size(view[0].n_samples):
         return _fit_full_size(request, view, progress)
-    return _fit_with_extras(request, view) if extras else _fit_embedding(request, view)
+    return _fit_with_extras(request, view) if extras else _fit_embedding(request, view, spectrum)
 
 
 def clear_fits() -> None:
