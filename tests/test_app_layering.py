@@ -84,10 +84,10 @@ def test_window_map_without_a_baseline_compares_with_the_grids_median():
 def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(monkeypatch):
     real = compute.fit_view
 
-    def baseline_fails(ds, mask, fit_request, *args, **kwargs):
+    def baseline_fails(view, fit_request, *args, **kwargs):
         if fit_request.method == "le":
             raise ValueError("the graph is disconnected (test)")
-        return real(ds, mask, fit_request, *args, **kwargs)
+        return real(view, fit_request, *args, **kwargs)
 
     monkeypatch.setattr(compute, "fit_view", baseline_fails)
     memo._window.clear()
@@ -106,7 +106,7 @@ def test_embed_window_map_shows_a_failing_baseline_as_an_error_with_the_reason(m
 def test_dissimilarity_checks_fall_back_to_the_labeled_inputs_distances():
     ds = datasets.load("iris")
     mask = compute.split_mask(ds.y, SplitRef("fraction", 0.3))
-    result = compute.fit_view(ds, mask, request("iris", "pca"))
+    result = compute.fit_view((ds, mask), request("iris", "pca"))
     checks = compute.dissimilarity_checks(ds, result, "none")
     X = ds.X[mask]
     assert checks.D.shape == (mask.sum(), mask.sum())
@@ -119,7 +119,7 @@ def test_dissimilarity_checks_fall_back_to_the_labeled_inputs_distances():
 def test_dissimilarity_checks_use_the_learned_dissimilarity():
     ds = datasets.load("iris")
     mask = compute.split_mask(ds.y, SplitRef("fraction", 0.3))
-    result = compute.fit_view(ds, mask, request("iris", "zhang_mds"))
+    result = compute.fit_view((ds, mask), request("iris", "zhang_mds"))
     checks = compute.dissimilarity_checks(ds, result, "none")
     assert checks.which == "the learned dissimilarity"
     assert checks.D is result.extras["dissimilarity_"]
@@ -151,15 +151,15 @@ def test_a_fits_spectrum_is_the_second_fits_eigenvalues(method):
     # fit now brings them (its estimator's `spectrum`): the same numbers, one fit
     ds = datasets.load("two_moons")
     mask = compute.split_mask(ds.y, SplitRef("fraction", 0.2))
-    result = compute.fit_view(ds, mask, request("two_moons", method), spectrum=True)
-    assert compute.fit_view(ds, mask, request("two_moons", method)).spectrum is None  # not asked
+    result = compute.fit_view((ds, mask), request("two_moons", method), spectrum=True)
+    assert compute.fit_view((ds, mask), request("two_moons", method)).spectrum is None  # not asked
     more = compute.fit_view(
-        ds, mask, request("two_moons", method).with_params(n_components=10), spectrum=True
+        (ds, mask), request("two_moons", method).with_params(n_components=10), spectrum=True
     )
     assert result.eigenvalues.size == 2 and result.spectrum.size == compute.SPECTRUM_SHOWN
     np.testing.assert_allclose(result.spectrum, more.eigenvalues, rtol=1e-9, atol=1e-12)
     assert more.spectrum is None  # it uses as many as the spectrum shows: nothing more to say
-    assert compute.fit_view(ds, mask, request("two_moons", "pca"), spectrum=True).spectrum is None
+    assert compute.fit_view((ds, mask), request("two_moons", "pca"), spectrum=True).spectrum is None
 
 
 def test_the_embed_page_draws_ten_eigenvalues_from_one_fit(monkeypatch):
@@ -168,9 +168,9 @@ def test_the_embed_page_draws_ten_eigenvalues_from_one_fit(monkeypatch):
     asked = []
     real = compute.fit_view
 
-    def counted(ds, mask, req, *args, **kwargs):
+    def counted(view, req, *args, **kwargs):
         asked.append(dict(req.values).get("n_components"))
-        return real(ds, mask, req, *args, **kwargs)
+        return real(view, req, *args, **kwargs)
 
     monkeypatch.setattr(compute, "fit_view", counted)
     at = run_page("embed", {"ds": "two_moons", "method": "tdl", "p.tdl.lam": "13", "seed": "41"})
@@ -190,9 +190,9 @@ def test_the_embed_page_draws_the_chart_before_it_fits_the_baselines(monkeypatch
     events = []
     real_fit, real_draw = compute.fit_view, live.draw_chart
 
-    def fit(ds, mask, req, *args, **kwargs):
+    def fit(view, req, *args, **kwargs):
         events.append(("fit", req.method))
-        return real_fit(ds, mask, req, *args, **kwargs)
+        return real_fit(view, req, *args, **kwargs)
 
     def draw(container, fig, **kwargs):
         events.append(("chart", kwargs.get("key")))

@@ -385,7 +385,7 @@ def test_slow_image_methods_report_their_stages():
     ds, mask = small_digits_split()
     heard = []
     request = fit_request("digits", "tangent_knn")
-    result = fit_view(ds, mask, request, progress=lambda *a: heard.append(a))
+    result = fit_view((ds, mask), request, progress=lambda *a: heard.append(a))
     assert heard[0][0] == 0 and "fitting" in heard[0][2]
     assert heard[-1][0] == heard[-1][1] == int((~mask).sum())  # every test image counted
     assert 0 <= result.accuracy <= 1
@@ -525,7 +525,7 @@ def test_tangent_lmnn_reports_residuals_then_each_lmnn_iteration_then_the_test_i
     heard = []
     params = {"max_iter": 15}
     request = fit_request("digits", "tangent_lmnn", params)
-    fit_view(ds, mask, request, progress=lambda *a: heard.append(a))
+    fit_view((ds, mask), request, progress=lambda *a: heard.append(a))
     stages = [m.split(" ")[0] for _, _, m in heard]
     residuals = [h for h in heard if "shortest tangent vectors" in h[2]]
     lmnn = [h for h in heard if h[2].startswith("LMNN iteration")]

@@ -80,7 +80,7 @@ def test_subsample_is_stratified_and_seeded():
 def test_fit_view_scores_the_euclidean_baseline_like_a_plain_1nn():
     ds = datasets.load("two_moons")
     mask = compute.split_mask(ds.y, split_ref("per_class", 5, 0))
-    result = compute.fit_view(ds, mask, fit_request("two_moons", "euclidean"))
+    result = compute.fit_view((ds, mask), fit_request("two_moons", "euclidean"))
     from sklearn.neighbors import KNeighborsClassifier
 
     expected = KNeighborsClassifier(1).fit(ds.X[mask], ds.y[mask]).score(ds.X[~mask], ds.y[~mask])

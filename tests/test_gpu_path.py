@@ -315,10 +315,10 @@ def test_a_view_result_carries_the_device_that_fitted_it(monkeypatch):
     _no_gpu(monkeypatch)
     ds = datasets.load("two_moons")
     mask = compute.split_mask(ds.y, split_ref("per_class", 5, 0))
-    assert compute.fit_view(ds, mask, fit_request("two_moons", "tdl")).device == "cpu"
+    assert compute.fit_view((ds, mask), fit_request("two_moons", "tdl")).device == "cpu"
     _numpy_gpu(monkeypatch)
-    assert compute.fit_view(ds, mask, fit_request("two_moons", "le")).device == "gpu"
-    assert compute.fit_view(ds, mask, fit_request("two_moons", "euclidean")).device is None
+    assert compute.fit_view((ds, mask), fit_request("two_moons", "le")).device == "gpu"
+    assert compute.fit_view((ds, mask), fit_request("two_moons", "euclidean")).device is None
 
 
 def test_the_live_view_s_caption_names_the_device():

@@ -91,7 +91,7 @@ def test_frames_end_on_the_fitted_embedding(method):
     assert len(out.curve[0]) == len(out.curve[1]) >= n
     from metriclab.ui.shared.compute import fit_view
 
-    final = fit_view(ds, mask, fit_request("two_moons", method), extras=False)
+    final = fit_view((ds, mask), fit_request("two_moons", method), extras=False)
     expected = plots.normalize_embedding(final.Z[:, :2])
     last = out.frames[-1]
     d_exp = np.linalg.norm(expected[:, None] - expected[None], axis=2)

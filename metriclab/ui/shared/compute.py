@@ -179,15 +179,15 @@ def _extras(estimator) -> dict[str, Any]:
 
 
 def fit_view(
-    ds: Dataset,
-    mask: np.ndarray,
+    view: tuple[Dataset, np.ndarray],
     request,
     extras: bool = True,
     progress=None,
     graph=None,
     spectrum: bool = False,
 ) -> ViewResult:
-    """Fit the method of `request` (a `FitRequest`) with its parameters on `ds` and score 1-NN on
+    """Fit the method of `request` (a `FitRequest`) with its parameters on the resolved `view`
+    (ds, mask: the data and its labelled points, as `memo.resolve` gives them) and score 1-NN on
     the unlabeled points (`mask` False): `fit_split` under the transductive protocol, since the
     pages show every point's embedding. `extras=False` drops the learned matrices (kernel,
     affinity...) that only some pages show. The features are scaled by `request.scaling` first
@@ -196,6 +196,7 @@ def fit_view(
     reports them, as the tangent-distance ones do); `graph` is `fit_split`'s graph hook (the
     full-size path's kept kNN graph); `spectrum` adds the first SPECTRUM_SHOWN eigenvalues
     (`spectrum_of`: as dear as the fit's own eigensolve, so only the Embed page's view asks)."""
+    ds, mask = view
     spec = request.spec
     split = SplitRequest.of(
         spec, ds, mask, request.values, protocol="transductive", preprocess=request.scaling
@@ -244,7 +245,7 @@ def scrub_embeddings(
     spec = request.spec
     frames, accuracies = [], []
     for value in values:
-        result = fit_view(ds, mask, request.with_params(**{name: value}), extras=False)
+        result = fit_view((ds, mask), request.with_params(**{name: value}), extras=False)
         if result.Z is None:
             raise ValueError(f"{spec.label} gives no embedding to scrub through")
         frames.append(result.Z[:, :2])
@@ -285,7 +286,7 @@ def window_accuracy(
         for j, cv in enumerate(col_values):
             cell = request.with_params(**{row_name: rv, col_name: cv})
             try:
-                out[i, j] = fit_view(ds, mask, cell, extras=False).accuracy
+                out[i, j] = fit_view((ds, mask), cell, extras=False).accuracy
             except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                 if failures is not None:
                     failures.append(f"{spec.label} at {row_name}={rv}, {col_name}={cv}: {exc}")
@@ -319,7 +320,7 @@ def window_map(
                 if key not in fitted:
                     try:
                         baseline = cell.with_method(base_spec.key, shared)
-                        fitted[key] = fit_view(ds, mask, baseline, extras=False).accuracy
+                        fitted[key] = fit_view((ds, mask), baseline, extras=False).accuracy
                     except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                         fitted[key] = np.nan
                         where = ", ".join(f"{k}={v}" for k, v in key) or "its defaults"

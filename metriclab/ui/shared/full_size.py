@@ -185,7 +185,7 @@ def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
     with heavy.slot(report):
         if spec.has("graph"):  # every point, on the view's kept graph: the one fit path
             hook = graph_hook(request, ds, progress)
-            return compute.fit_view(ds, mask, request, False, progress, graph=hook)
+            return compute.fit_view((ds, mask), request, False, progress, graph=hook)
         if spec.has("input_space"):
             return input_fit(request, ds, mask)
         if spec.has("classifier"):
@@ -245,7 +245,7 @@ def fit_on_worker(request: FitRequest, data: Dataset | None, mask: np.ndarray):
         return _kept(_worker_graphs, key, lambda: _shared_graph(key, ds))
 
     hook = graph_hook(request, ds, None, source=source)
-    return compute.fit_view(ds, mask, request, False, None, graph=hook)
+    return compute.fit_view((ds, mask), request, False, None, graph=hook)
 
 
 def restricted(request: FitRequest, points: int) -> FitRequest:

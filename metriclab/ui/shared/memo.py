@@ -87,7 +87,7 @@ def _fit_resolved(request: FitRequest, view: tuple, extras: bool, progress=None,
     ds, mask = view
     if full_size.is_full_size(ds.n_samples):
         return full_size.full_fit(request, ds, mask, progress)
-    return compute.fit_view(ds, mask, request, extras, progress=progress, spectrum=spectrum)
+    return compute.fit_view(view, request, extras, progress=progress, spectrum=spectrum)
 
 
 _full_results: OrderedDict[FitRequest, compute.ViewResult] = OrderedDict()
