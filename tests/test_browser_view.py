@@ -354,6 +354,9 @@ def test_a_presets_scaling_does_not_follow_the_person_to_another_data_set(page, 
     open_page(page, f"{app_url}/embed?ds=two_moons&method=tdl")
     page.get_by_text("Teaching presets").click()
     page.get_by_role("button", name="Iris · TDL").click()
+    # the click's rerun may start after a first idle moment on a busy machine (CI at load 4 read
+    # the link before it): wait for the preset's data set in the link, then for the page
+    page.wait_for_function("() => new URLSearchParams(location.search).get('ds') === 'iris'")
     open_page_idle(page)
     assert (query(page)["ds"], query(page)["pp"]) == ("iris", "none")  # the preset's scaling
     choose(page, "Data set", "wine")
