@@ -23,11 +23,128 @@ def t(step):
     return time.perf_counter() - s, v
 
 
-def lambda_part():
-    """A λ move on all of MNIST on the GPU, its parts timed: S rebuilt on the host, the solve
-    warm-started at the default tolerance and at tol = 1e-10 (the issue's prototype: 3e-10)."""
+def _sync(device):
+    if device == "gpu":
+        import cupy
+
+        return cupy.cuda.Device().synchronize
+    return lambda: None
+
+
+class Breakdown:
+    """Seconds and calls of the subspace iteration's parts in one solve (each part synchronised
+    with the device): module functions of metriclab.eigen and CuPy's qr / eigh wrapped in place,
+    restored on exit."""
+
+    def __init__(self, device):
+        import metriclab.eigen as eigen
+
+        self.eigen, self.sync, self.parts = eigen, _sync(device), {}
+        self.linalg = None
+        if device == "gpu":
+            import cupy
+
+            self.linalg = cupy.linalg
+        self.saved = []
+
+    def _timed(self, owner, name, inner=None):
+        real = getattr(owner, name)
+        self.saved.append((owner, name, real))
+
+        def wrapper(*args, **kwargs):
+            self.sync()
+            start = time.perf_counter()
+            value = real(*args, **kwargs)
+            self.sync()
+            seconds, calls = self.parts.get(name, (0.0, 0))
+            self.parts[name] = (seconds + time.perf_counter() - start, calls + 1)
+            return value
+
+        setattr(owner, name, wrapper)
+
+    def __enter__(self):
+        e = self.eigen
+        for name in ("lanczos_quadrature", "relative_residual", "_start_block",
+                     "reverse_cuthill_mckee", "_device_product"):  # fmt: skip
+            self._timed(e, name)
+        real_filter = e.chebyshev_filter
+        self.saved.append((e, "chebyshev_filter", real_filter))
+
+        def counted_filter(*args, **kwargs):
+            filtered = real_filter(*args, **kwargs)
+
+            def run(x):
+                self.sync()
+                start = time.perf_counter()
+                value = filtered(x)
+                self.sync()
+                seconds, calls = self.parts.get("filter (a step)", (0.0, 0))
+                self.parts["filter (a step)"] = (seconds + time.perf_counter() - start, calls + 1)
+                return value
+
+            return run
+
+        e.chebyshev_filter = counted_filter
+        if self.linalg is not None:
+            self._timed(self.linalg, "qr")
+            self._timed(self.linalg, "eigh")
+        return self
+
+    def __exit__(self, *exc):
+        for owner, name, real in reversed(self.saved):
+            setattr(owner, name, real)
+
+    def report(self, total):
+        shown = sum(seconds for seconds, _ in self.parts.values())
+        parts = ", ".join(f"{k} {v[0]:.3f} s/{v[1]}" for k, v in sorted(self.parts.items()))
+        return f"{parts}; rest {total - shown:.3f} s"
+
+
+def op_times(S, device, columns=76, repeats=10):
+    """One sparse × block product, one QR of the block, one small eigh, on `device`."""
+    from metriclab.array_module import backend
+
+    on = backend(device)
+    xp, sync = on.xp, _sync(device)
+    import scipy.sparse as sp
+
+    M = on.sparse.csr_matrix(sp.csr_matrix(S)) if device == "gpu" else sp.csr_matrix(S)
+    V = on.to_device(np.random.default_rng(0).standard_normal((S.shape[0], columns)))
+    H = V.T @ V
+    out = {}
+    for name, op in (("SpMM", lambda: M @ V), ("QR", lambda: xp.linalg.qr(V)),
+                     ("eigh", lambda: xp.linalg.eigh(H)), ("VtV", lambda: V.T @ V)):  # fmt: skip
+        op()
+        sync()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            op()
+        sync()
+        out[name] = (time.perf_counter() - start) / repeats
+    return ", ".join(f"{k} {v * 1000:.2f} ms" for k, v in out.items())
+
+
+VARIANTS = {  # eigen module settings tried on the same warm λ move
+    "default": {},
+    "no RCM reorder": {"REORDER_MIN_POINTS": 10**12},
+    "degree 8": {"SUBSPACE_DEGREE": 8},
+    "degree 16": {"SUBSPACE_DEGREE": 16},
+    "degree 24": {"SUBSPACE_DEGREE": 24},
+    "guard 8": {"SUBSPACE_GUARD": 8},
+    "guard 24": {"SUBSPACE_GUARD": 24},
+}
+
+
+def lambda_part(device="gpu", n=None, vectors=60):
+    """A λ move on MNIST (all of it by default), taken apart: the warm-started solve of the
+    library, its parts (`Breakdown`), single operations, the eigen settings of VARIANTS, and the
+    app's fit path (TDL on a stored graph: label cost kept, warm start, eigenpairs stored)."""
+    import tempfile
+
+    import metriclab.eigen as eigen
+    from metriclab import graph_store
     from metriclab.eigen import smallest_eigenpairs
-    from metriclab.graphs import degrees, neighbour_graph
+    from metriclab.graphs import build_graph, degrees, knn_distances, neighbour_graph
     from metriclab.methods.spectral import (
         cost_laplacian,
         cost_lower_bound,
@@ -36,41 +153,66 @@ def lambda_part():
     )
 
     digits = load("mnist")
-    X, y = digits.X, digits.y
-    distances, indices = brute_force_neighbors(X, 20, device="gpu")
+    X, y = digits.X[:n], digits.y[:n]
+    tg, (distances, indices) = t(lambda: knn_distances(X, 20, device=device))
     W, _ = neighbour_graph(distances, indices)
     labels = partial_labels(y, labeled_mask(y, fraction=0.05, seed=0))
     C = cost_matrix(X, labels, 20)
     C_prime, d = cost_laplacian(C), degrees(W)
+    print(f"{X.shape[0]:,} digits on {device}: 20-NN graph {tg:.2f} s, {W.nnz:,} weights")
 
     def problem(lam):
         S, scale, trivial = penalized_problem(C_prime, W, d, lam, "unnormalized")
         return S, trivial, cost_lower_bound(C, scale)
 
-    tb, (S, trivial, lower) = t(lambda: problem(128.0))
-    tc, cold = t(lambda: smallest_eigenpairs(S, 60, trivial, "subspace", lower=lower, device="gpu"))
-    print(f"lambda 128 cold: build S {tb:.2f} s, solve {tc:.2f} s, residual {cold.residual:.0e}")
-    previous = cold
-    for lam in (64.0, 32.0):
-        tb, (S, trivial, lower) = t(lambda lam=lam: problem(lam))
-        for tol in (0.0, 1e-10):
-            ts, found = t(
-                lambda S=S, tr=trivial, lo=lower, tol=tol, v=previous.vectors: smallest_eigenpairs(
-                    S, 60, tr, "subspace", tol=tol, lower=lo, start=v, device="gpu"
-                )
-            )
-            ref = smallest_eigenpairs(S, 60, trivial, "subspace", lower=lower, device="gpu")
+    def solve(S, trivial, lower, start=None):
+        return smallest_eigenpairs(
+            S, vectors, trivial, "subspace", lower=lower, start=start, device=device
+        )
+
+    S, trivial, lower = problem(128.0)
+    print("ops:", op_times(S, device), flush=True)
+    tc, cold = t(lambda: solve(S, trivial, lower))
+    print(f"lambda 128 cold: {tc:.2f} s, residual {cold.residual:.0e}", flush=True)
+    S, trivial, lower = problem(64.0)
+    tr, ref = t(lambda: solve(S, trivial, lower))
+    print(f"lambda 64 cold: {tr:.2f} s, residual {ref.residual:.0e}", flush=True)
+    for name, settings in VARIANTS.items():
+        saved = {k: getattr(eigen, k) for k in settings}
+        for k, v in settings.items():
+            setattr(eigen, k, v)
+        try:
+            times, found = [], None
+            for _ in range(2):
+                ts, found = t(lambda: solve(S, trivial, lower, cold.vectors))
+                times.append(ts)
             gap = float(np.abs(found.values - ref.values).max())
-            print(
-                f"move to {lam:g}: build S {tb:.2f} s, warm solve tol={tol:g} {ts:.2f} s "
-                f"(residual {found.residual:.0e}, max dlambda vs cold {gap:.0e})"
-            )
-        previous = found
+            print(f"move 128 -> 64 warm, {name}: {times[0]:.3f} / {times[1]:.3f} s "
+                  f"(residual {found.residual:.0e}, max dlambda vs cold {gap:.0e})", flush=True)  # fmt: skip
+            if name == "default":
+                with Breakdown(device) as parts:
+                    tb, _ = t(lambda: solve(S, trivial, lower, cold.vectors))
+                print(f"  parts of one warm solve ({tb:.3f} s): {parts.report(tb)}", flush=True)
+        finally:
+            for k, v in saved.items():
+                setattr(eigen, k, v)
+    with tempfile.TemporaryDirectory() as folder:
+        store = graph_store.ArrayStore(folder)
+        shared = graph_store.shared_graph(
+            X, 20, store=store, build=lambda *a, **k: build_graph(*a, **k, device=device)
+        )
+        for lam in (128.0, 64.0, 32.0, 64.0):
+            est = TDL(n_components=vectors, lam=lam, k=20, n_neighbors=20, device=device)
+            tf, _ = t(lambda e=est: e.fit(X, labels, graph=shared))
+            parts = ", ".join(f"{k} {v:.3f}" for k, v in est.timings_.items())
+            print(f"TDL.fit on the stored graph, lam {lam:g}: {tf:.3f} s ({parts}; "
+                  f"{est.eigen_solver_}, residual {est.eigen_residual_:.0e})", flush=True)  # fmt: skip
 
 
 def main():
     if "--lambda-move" in sys.argv:
-        lambda_part()
+        cpu = "--cpu" in sys.argv  # a dry run on a machine without a GPU (5,000 digits)
+        lambda_part("cpu" if cpu else "gpu", 5000 if cpu else None, 20 if cpu else 60)
         return
     for part in (graph_part, mnist_part):
         try:

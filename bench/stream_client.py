@@ -75,6 +75,7 @@ class Run:
     charts: dict[str, tuple[float, str]] = field(default_factory=dict)  # key -> (time, spec)
     alerts: list[tuple[int, str]] = field(default_factory=list)  # (Alert.Format, body)
     exceptions: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # markdown and captions, as sent
     finished_at: float | None = None
     status: int | None = None
 
@@ -121,6 +122,7 @@ class StreamlitTab:
         self._inbox: asyncio.Queue = asyncio.Queue()
         self._reader: asyncio.Task | None = None
         self._file_urls: dict[str, asyncio.Future] = {}
+        self.first_run: Run | None = None  # the page's first run, as `open` waited for it
 
     @classmethod
     async def open(cls, base: str, page: str, query: dict | str = "", timeout: float = 120.0):
@@ -143,7 +145,7 @@ class StreamlitTab:
             open_timeout=timeout,
         )
         tab._reader = asyncio.create_task(tab._read())
-        await tab.goto(page, query, timeout=timeout)
+        tab.first_run = await tab.goto(page, query, timeout=timeout)
         return tab
 
     async def close(self) -> None:
@@ -240,6 +242,8 @@ class StreamlitTab:
         proto = getattr(element, kind)
         if kind == "alert":
             run.alerts.append((proto.format, proto.body))
+        elif kind == "markdown":
+            run.texts.append(proto.body)
         elif kind == "exception":
             run.exceptions.append(f"{proto.type}: {proto.message}")
         key = widget_key(getattr(proto, "id", "") or "")

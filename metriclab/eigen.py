@@ -144,16 +144,23 @@ def _deflation_shift(S) -> float:
     return 2.0 * absolute_row_sum_norm(S) + 1.0
 
 
-def relative_residual(S, trivial: np.ndarray, values: np.ndarray, vectors: np.ndarray) -> float:
+def relative_residual(
+    S, trivial: np.ndarray, values: np.ndarray, vectors: np.ndarray, backend: Backend = CPU
+) -> float:
     """max_j ‖P S P v_j - μ_j v_j‖ / (‖S‖₁ ‖v_j‖): how far the pairs are from eigenpairs of the
-    constrained problem (0 for exact ones; the vectors are projected ⊥ t first)."""
-    V = np.asarray(vectors, dtype=np.float64)
-    V = V - np.outer(trivial, trivial @ V)
-    SV = S @ V
-    R = SV - np.outer(trivial, trivial @ SV) - V * values
-    norms = np.maximum(np.linalg.norm(V, axis=0), 1e-300)
+    constrained problem (0 for exact ones; the vectors are projected ⊥ t first). Computed on
+    `backend`'s device, its product as the solvers make it (`_device_product`: row blocks on
+    threads on the CPU; on the GPU the n × k product, 0.36 s on one CPU core for all of MNIST and
+    60 vectors, no longer doubles a λ move's eigensolve)."""
+    xp = backend.xp
+    t = backend.to_device(np.asarray(trivial, dtype=np.float64))
+    V = _without_trivial(backend.to_device(np.asarray(vectors, dtype=np.float64)), t)
+    mu = backend.to_device(np.asarray(values, dtype=np.float64))
+    with _device_product(S, backend) as product:
+        R = _without_trivial(product(V), t) - V * mu[None, :]
+    norms = xp.maximum(xp.linalg.norm(V, axis=0), 1e-300)
     scale = max(absolute_row_sum_norm(S), 1e-300)
-    return float((np.linalg.norm(R, axis=0) / norms).max() / scale)
+    return float(backend.to_host((xp.linalg.norm(R, axis=0) / norms).max())) / scale
 
 
 def _deflated_dense(S, trivial: np.ndarray) -> np.ndarray:
@@ -468,13 +475,14 @@ def _device_product(S, backend: Backend):
 
 def _start_block(n: int, columns: int, seed: int, start=None) -> np.ndarray:
     """The first block of the subspace iteration, on the host: a warm start's columns (the
-    previous λ's eigenvectors) and seeded Gaussian columns after them."""
-    block = np.random.default_rng(seed).standard_normal((n, columns))
+    previous λ's eigenvectors) and seeded Gaussian columns after them (only those drawn: all 76
+    columns of MNIST's block took 0.15 s, a third of a λ move on the GPU)."""
+    rng = np.random.default_rng(seed)
     if start is not None:
         warm = np.asarray(start, dtype=np.float64).reshape(n, -1)[:, :columns]
         if np.all(np.isfinite(warm)):
-            block[:, : warm.shape[1]] = warm
-    return block
+            return np.hstack([warm, rng.standard_normal((n, columns - warm.shape[1]))])
+    return rng.standard_normal((n, columns))
 
 
 @in_bandwidth_order
@@ -786,13 +794,16 @@ def _smallest_eigenpairs(
                 values,
                 vectors,
                 _named(solver, start),
-                relative_residual(S, trivial, values, vectors),
+                relative_residual(S, trivial, values, vectors, backend),
             )
     values, vectors, solver = _solve(
         S, n_components, trivial, solver, tol, seed, lower, start, backend
     )
     return Eigenpairs(
-        values, vectors, _named(solver, start), relative_residual(S, trivial, values, vectors)
+        values,
+        vectors,
+        _named(solver, start),
+        relative_residual(S, trivial, values, vectors, backend),
     )
 
 

@@ -139,6 +139,38 @@ def test_the_full_size_graph_fit_goes_through_fit_split_with_the_kept_graph(monk
     assert result.Z.shape == (ds.n_samples, 2) and 0.5 < result.accuracy <= 1.0
 
 
+def test_the_full_size_graph_is_built_on_the_device_that_fits_the_view(monkeypatch, tmp_path):
+    """Issue 42: where TDL fits on the GPU (device "auto" with CuPy and a CUDA device), its kNN
+    graph is found there too: the graph key carries the estimator's resolved device and the
+    build gets it (on this CPU machine "auto" is the CPU; the GPU is simulated by the resolver)."""
+    from sklearn.datasets import make_moons
+
+    from metriclab import graph_store
+    from metriclab.datasets import Dataset
+    from metriclab.ui.shared import full_size
+    from tests.apptest_helpers import fit_request
+
+    X, y = make_moons(300, noise=0.1, random_state=0)
+    ds = Dataset(X, y, "two_moons", ["x", "y"], ["upper", "lower"])
+    request = fit_request("two_moons", "tdl", {"lam": 4.0})
+    monkeypatch.setattr(graph_store, "default_store", lambda: graph_store.ArrayStore(tmp_path))
+    builds, keys = [], []
+    real_build = full_size.build_graph
+
+    def build(*args, device="cpu", **kwargs):
+        builds.append(device)
+        return real_build(*args, device="cpu", **kwargs)  # no GPU here: built on the CPU
+
+    monkeypatch.setattr(full_size, "build_graph", build)
+    for resolved, scaling in (("cpu", "none"), ("gpu", "minmax")):  # two graphs, two builds
+        monkeypatch.setattr(full_size, "resolve_device", lambda device, r=resolved: r)
+        source = lambda key, d: keys.append(key) or full_size._shared_graph(key, d)  # noqa: E731
+        hook = full_size.graph_hook(replace(request, scaling=scaling), ds, source=source)
+        W, width = hook(request.spec.make(), ds.X)
+        assert W.shape == (300, 300) and width > 0
+    assert [k.device for k in keys] == ["cpu", "gpu"] and builds == ["cpu", "gpu"]
+
+
 def test_a_fit_resolves_its_data_once(monkeypatch):
     """memo.fit checks the session's right to the data set, reads the view and draws the split
     once per fit (issue 40: `require_visible` and `view_data` ran three times each)."""

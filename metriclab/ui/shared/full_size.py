@@ -20,6 +20,7 @@ back, and the server's cores stay with the slider moves of the small sets.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -27,6 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
+from metriclab.array_module import resolve_device
 from metriclab.cluster import configured_scheduler
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample, subsample_indices
@@ -50,12 +52,14 @@ def is_full_size(n_points: int) -> bool:
 
 @dataclass(frozen=True)
 class GraphKey:
-    """What the kNN graph of a full-size view depends on."""
+    """What the kNN graph of a full-size view depends on, and where it is built ("cpu" or "gpu":
+    the estimator's own device, so where a GPU fits the view it also finds the neighbours)."""
 
     data: DataRef
     scaling: str
     n_neighbors: int
     width: float | None
+    device: str = "cpu"
 
 
 def _stage(progress, done: int, message: str) -> None:
@@ -75,7 +79,8 @@ def _shared_graph(key: GraphKey, ds: Dataset):
     from metriclab import graph_store  # kept on disk for every process of the machine (issue 41)
 
     X = scale_features(key.scaling, ds.X)
-    return graph_store.shared_graph(X, key.n_neighbors, key.width, build=build_graph)
+    build = functools.partial(build_graph, device=key.device)
+    return graph_store.shared_graph(X, key.n_neighbors, key.width, build=build)
 
 
 def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
@@ -89,7 +94,10 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
                 f"the dense Gaussian graph of {ds.n_samples:,} points does not fit in memory: "
                 "choose the kNN graph (Graph: knn) for the full data set, or fewer points"
             )
-        key = GraphKey(request.data, request.scaling, int(estimator.n_neighbors), estimator.width)
+        device = resolve_device(getattr(estimator, "device", "cpu"))
+        key = GraphKey(
+            request.data, request.scaling, int(estimator.n_neighbors), estimator.width, device
+        )
         _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
         W = (graph_of if source is None else source)(key, ds)
         if request.spec.has("unsupervised"):  # Laplacian Eigenmaps: no label cost to anchor it
