@@ -11,7 +11,8 @@ One server process (`streamlit run app.py`, a fresh graph store), one websocket 
 3. a second session with another split (`seed=1`: new labels, new cost, new eigensolve, the graph
    kept): its first view in a warm process, the case of a student who opens the page after
    another;
-4. the sentence the page shows under the chart ("fit in … ms on the GPU") as the device said.
+4. the sentence the page shows under the chart ("fit in … ms on the GPU") as the device said, and
+   the times at which the first view's progress bar named its stages (graph, eigensolve, …).
 
     .venv/bin/python bench/full_size_ws.py [--moves 4] [--dataset mnist]
 """
@@ -55,6 +56,8 @@ async def session(base: str, query: dict, moves: int, label: str) -> None:
     errors = "; ".join(first.errors) or "none"
     print(f"{label}: first view chart {chart_at:.2f} s, run finished {run_end:.2f} s "
           f"({said(first) or 'no fit sentence'}; errors: {errors})", flush=True)  # fmt: skip
+    stages = [(at - first.started, text) for at, text in first.progress]
+    print("  stages: " + "; ".join(f"{at:.2f} s {text}" for at, text in stages), flush=True)
     step = 1
     for _ in range(moves):
         value, step = next_value(tab, step)

@@ -76,6 +76,7 @@ class Run:
     alerts: list[tuple[int, str]] = field(default_factory=list)  # (Alert.Format, body)
     exceptions: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # markdown and captions, as sent
+    progress: list[tuple[float, str]] = field(default_factory=list)  # (time, a progress bar's text)
     finished_at: float | None = None
     status: int | None = None
 
@@ -244,6 +245,8 @@ class StreamlitTab:
             run.alerts.append((proto.format, proto.body))
         elif kind == "markdown":
             run.texts.append(proto.body)
+        elif kind == "progress" and proto.text:
+            run.progress.append((at, proto.text))
         elif kind == "exception":
             run.exceptions.append(f"{proto.type}: {proto.message}")
         key = widget_key(getattr(proto, "id", "") or "")

@@ -99,7 +99,10 @@ FILTER_RETRIES = 3  # cuts tried (each higher) before "filtered" falls back to p
 PARALLEL_MIN_NNZ = 200_000  # sparse products on threads from this many non-zeros
 REORDER_MIN_POINTS = 20_000  # reverse Cuthill-McKee order for the products from this many points
 WARM_EXTRA = 4  # random columns added to a warm start block of LOBPCG
-SUBSPACE_DEGREE = 12  # Chebyshev degree per step of the filtered subspace iteration
+SUBSPACE_DEGREE = 24  # Chebyshev degree per step of the filtered subspace iteration (TDL, all of
+# MNIST, 60 vectors, λ 128 → 64 warm: degree 12 / 24 / 32 / 48 took 53 / 20 / 15 / 10 steps of
+# about the same filtering work, 299 / 255 / 262 / 280 block products; on an H200 0.96 / 0.66 /
+# 0.78 / 0.69 s, 10 vectors 0.28 / 0.24 / 0.28 / 0.24 s: fewer steps, fewer QRs and eighs)
 SUBSPACE_GUARD = 16  # columns it iterates beyond the wanted ones (they speed up convergence)
 SUBSPACE_TOL = 1e-12  # its relative residual target for tol=0
 SUBSPACE_MAX_STEPS = 300  # filtered steps before it gives up (the caller falls back)
@@ -305,11 +308,15 @@ def in_bandwidth_order(solve):
     in reverse Cuthill-McKee order (a product's reads of x stay near each other in memory: 2.7 →
     2.0 ms on MNIST's 20-NN graph) with the vectors mapped back to the caller's order. Only for
     the paths made of products: SuperLU orders for itself, and shift-invert on the permuted
-    matrix was slower (TDL, Swiss roll 10^5: 5.6 → 7.9 s)."""
+    matrix was slower (TDL, Swiss roll 10^5: 5.6 → 7.9 s). Not on the GPU (a `backend` keyword
+    naming it): there the order and the permuted copies on the host cost more than they save (TDL
+    on all of MNIST, a warm λ move on an H200: 0.26 → 0.19 s with 10 vectors, 0.78 → 0.67 s with
+    60)."""
 
     @functools.wraps(solve)
     def ordered(S, n_components, trivial, *args, **kwargs):
-        if not sp.issparse(S) or S.shape[0] < REORDER_MIN_POINTS:
+        on_gpu = kwargs.get("backend", CPU).device == "gpu"
+        if on_gpu or not sp.issparse(S) or S.shape[0] < REORDER_MIN_POINTS:
             return solve(S, n_components, trivial, *args, **kwargs)
         S = sp.csr_matrix(S)
         order = reverse_cuthill_mckee(S, symmetric_mode=True)
@@ -355,33 +362,45 @@ def lanczos_quadrature(apply, trivial, probes: int, steps: int, seed: int, backe
     estimate of λ_max(A) from above (largest Ritz value plus its residual, over the probes).
 
     Rademacher probes projected ⊥ t; plain Lanczos without reorthogonalisation, which leaves
-    the quadrature accurate (a lost vector's weight is split among its copies). `apply` and
-    `trivial` are of `backend`'s array module; the probes are drawn on the host (the same on
-    every device)."""
+    the quadrature accurate (a lost vector's weight is split among its copies). The probes run
+    side by side as the columns of one block (each column its own Lanczos, the same arithmetic as
+    one probe at a time): a block product per step and one copy of its coefficients to the host,
+    instead of a product and two copies per probe (MNIST on the GPU: 74 ms → a quarter of it).
+    `apply` and `trivial` are of `backend`'s array module; the probes are drawn on the host (the
+    same on every device)."""
     n = trivial.shape[0]
     xp = backend.xp
-    rng = np.random.default_rng(seed)
+    signs = np.random.default_rng(seed).choice([-1.0, 1.0], (probes, n))  # probe after probe
+    Q = _without_trivial(backend.to_device(np.ascontiguousarray(signs.T)), trivial)
+    sizes = backend.to_host(xp.sum(Q * Q, axis=0))  # zᵀ f(A) z ≈ ‖z‖² Σ_j τ_j² f(θ_j)
+    Q = Q / backend.to_device(np.sqrt(sizes))[None, :]
+    previous, beta = xp.zeros_like(Q), xp.zeros(probes)
+    alphas, betas = [], []  # per step, one value per probe
+    running = np.ones(probes, dtype=bool)  # probes whose Lanczos has not broken down
+    lengths = np.zeros(probes, dtype=int)
+    for _ in range(min(steps, n - 1)):
+        W = apply(Q) - previous * beta[None, :]
+        alpha = xp.sum(Q * W, axis=0)
+        W -= Q * alpha[None, :]
+        beta = xp.linalg.norm(W, axis=0)
+        a, b = backend.to_host(xp.stack([alpha, beta]))
+        alphas.append(a)
+        betas.append(b)
+        lengths[running] += 1
+        # an invariant subspace: that probe's quadrature is exact, its Lanczos stops here
+        running &= ~(b <= 1e-12 * np.maximum(np.abs(a), 1.0))
+        if not running.any():
+            break
+        safe = backend.to_device(np.where(running, b, 1.0))
+        previous, Q = Q, W / safe[None, :]
+    alphas, betas = np.array(alphas), np.array(betas)
     nodes, weights, top = [], [], -np.inf
-    for _ in range(probes):
-        q = backend.to_device(rng.choice([-1.0, 1.0], n))
-        q = q - trivial * (trivial @ q)
-        size = float(q @ q)  # zᵀ f(A) z ≈ ‖z‖² Σ_j τ_j² f(θ_j)
-        q /= np.sqrt(size)
-        previous, beta, alphas, betas = xp.zeros(n), 0.0, [], []
-        for _ in range(min(steps, n - 1)):
-            w = apply(q) - beta * previous
-            alpha = float(q @ w)
-            w -= alpha * q
-            beta = float(xp.linalg.norm(w))
-            alphas.append(alpha)
-            betas.append(beta)
-            if beta <= 1e-12 * max(abs(alpha), 1.0):  # an invariant subspace: exact quadrature
-                break
-            previous, q = q, w / beta
-        theta, U = scipy.linalg.eigh_tridiagonal(np.array(alphas), np.array(betas[:-1]))
+    for j in range(probes):
+        m = lengths[j]
+        theta, U = scipy.linalg.eigh_tridiagonal(alphas[:m, j], betas[: m - 1, j])
         nodes.append(theta)
-        weights.append(size * U[0] ** 2 / probes)
-        top = max(top, float(theta[-1] + betas[-1] * abs(U[-1, -1])))
+        weights.append(sizes[j] * U[0] ** 2 / probes)
+        top = max(top, float(theta[-1] + betas[m - 1, j] * abs(U[-1, -1])))
     return np.concatenate(nodes), np.concatenate(weights), top
 
 

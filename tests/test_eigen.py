@@ -222,6 +222,55 @@ def test_lanczos_quadrature_counts_the_eigenvalues_below_a_cut_and_bounds_the_to
     assert eigen.count_cut(nodes, weights, 50) > values[40]
 
 
+def _quadrature_one_probe_at_a_time(apply, trivial, probes, steps, seed):
+    """The quadrature as it was written before the probes ran as one block (the reference)."""
+    n = trivial.shape[0]
+    rng = np.random.default_rng(seed)
+    nodes, weights, top = [], [], -np.inf
+    for _ in range(probes):
+        q = rng.choice([-1.0, 1.0], n)
+        q = q - trivial * (trivial @ q)
+        size = float(q @ q)
+        q /= np.sqrt(size)
+        previous, beta, alphas, betas = np.zeros(n), 0.0, [], []
+        for _ in range(min(steps, n - 1)):
+            w = apply(q) - beta * previous
+            alpha = float(q @ w)
+            w -= alpha * q
+            beta = float(np.linalg.norm(w))
+            alphas.append(alpha)
+            betas.append(beta)
+            if beta <= 1e-12 * max(abs(alpha), 1.0):
+                break
+            previous, q = q, w / beta
+        theta, U = scipy.linalg.eigh_tridiagonal(np.array(alphas), np.array(betas[:-1]))
+        nodes.append(theta)
+        weights.append(size * U[0] ** 2 / probes)
+        top = max(top, float(theta[-1] + betas[-1] * abs(U[-1, -1])))
+    return np.concatenate(nodes), np.concatenate(weights), top
+
+
+@pytest.mark.parametrize("distinct", [None, 5])
+def test_the_probes_as_one_block_give_the_one_at_a_time_quadrature(distinct):
+    """Issue 42: the probes of the stochastic Lanczos quadrature run as one block (one product
+    and one copy to the host per step); each column is the same Lanczos as one probe alone, also
+    where a probe's Lanczos breaks down early (5 distinct eigenvalues: an invariant subspace
+    after at most 5 steps, while another probe may run on)."""
+    S, trivial, _ = _wide_diagonal()
+    if distinct is not None:
+        diagonal = np.repeat(np.linspace(1.0, 9.0, distinct), S.shape[0] // distinct + 1)
+        S = sp.diags(diagonal[: S.shape[0]]).tocsr()
+        trivial = np.zeros(S.shape[0])
+        trivial[0] = 1.0
+    apply = eigen._projected(S.__matmul__, trivial)
+    got = eigen.lanczos_quadrature(apply, trivial, probes=6, steps=40, seed=3)
+    want = _quadrature_one_probe_at_a_time(apply, trivial, probes=6, steps=40, seed=3)
+    assert got[0].shape == want[0].shape  # the same number of nodes: the same breakdowns
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
+    assert got[2] == pytest.approx(want[2], rel=1e-9)
+
+
 def test_a_cut_below_the_wanted_eigenvalues_is_detected_and_raised(monkeypatch):
     """The filter's correctness check: a cut under λ_k returns a Ritz value at or above it; the
     path doubles the cut's distance from the smallest eigenvalue and tries again, and after

@@ -292,6 +292,28 @@ def test_the_residual_is_computed_where_the_solve_ran_and_equals_its_definition(
     assert got_device == pytest.approx(want, rel=1e-12)
 
 
+def test_the_gpu_solves_in_the_caller_s_order_and_the_cpu_in_bandwidth_order(monkeypatch):
+    """Reverse Cuthill-McKee pays on the CPU's products; on the GPU its host work cost more than
+    it saved (issue 42): the subspace iteration on the GPU backend skips it, with the same pairs."""
+    orders = []
+    real = eigen.reverse_cuthill_mckee
+    monkeypatch.setattr(
+        eigen, "reverse_cuthill_mckee", lambda *a, **k: orders.append(1) or real(*a, **k)
+    )
+    monkeypatch.setattr(eigen, "REORDER_MIN_POINTS", 100)
+    X, y = _clusters(600)
+    labels = partial_labels(y, labeled_mask(y, fraction=0.3, seed=0))
+    tdl = TDL(n_components=4, lam=4.0, eigen_solver="dense", device="cpu").fit(X, labels)
+    on_cpu = _subspace(tdl._S, 4, tdl._trivial, device="cpu")
+    assert orders == [1]
+    _numpy_gpu(monkeypatch)
+    on_gpu = _subspace(tdl._S, 4, tdl._trivial, device="gpu")
+    assert orders == [1], "the GPU path reordered the problem on the host"
+    for found in (on_cpu, on_gpu):
+        np.testing.assert_allclose(found.values, tdl.eigenvalues_, rtol=0, atol=1e-9)
+        _principal_angles_agree(tdl.eigenvalues_, found.vectors, tdl.embedding_)
+
+
 def test_a_warm_start_block_keeps_the_previous_vectors_and_draws_only_the_rest():
     rng = np.random.default_rng(3)
     warm = rng.standard_normal((50, 4))
