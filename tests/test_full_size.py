@@ -133,7 +133,7 @@ def test_the_full_size_graph_fit_goes_through_fit_split_with_the_kept_graph(monk
     monkeypatch.setattr(
         full_size, "graph_of", lambda key, d: graphs.append(key) or real_graph(key, d)
     )
-    result = full_size.full_fit(request, ds, mask)
+    result = full_size.full_fit((ds, mask), request)
     assert len(hooks) == 1 and hooks[0]["graph"] is not None
     assert [g.n_neighbors for g in graphs] == [request.spec.make().n_neighbors]
     assert result.Z.shape == (ds.n_samples, 2) and 0.5 < result.accuracy <= 1.0
@@ -258,9 +258,9 @@ def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
         full_size.graph_of.clear()  # one DataRef for two point sets here
         if cut:
             with pytest.raises(ValueError, match="3 of the 603 points are cut off"):
-                full_size.full_fit(request, ds, mask)
+                full_size.full_fit((ds, mask), request)
         else:
-            assert full_size.full_fit(request, ds, mask).Z.shape == (600, 2)
+            assert full_size.full_fit((ds, mask), request).Z.shape == (600, 2)
 
 
 def test_the_full_size_progress_bar_stays_full_so_the_chart_does_not_move(monkeypatch, tmp_path):

@@ -181,9 +181,10 @@ def input_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
     return compute.ViewResult(request.spec.key, mask, accuracy, Z=np.asarray(X[:, :2]))
 
 
-def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
-    """The full-size fit of `request` on the view `ds` (labelled: `mask`), in the server's one
-    full-size slot."""
+def full_fit(view: tuple[Dataset, np.ndarray], request: FitRequest, progress=None):
+    """The full-size fit of `request` on the resolved `view` (ds, labelled mask), as
+    `compute.fit_view` takes it, in the server's one full-size slot."""
+    ds, mask = view
     spec = request.spec
     address = configured_scheduler()
     if address is not None and spec.has("graph"):  # the class's cluster, not this server's cores
@@ -193,7 +194,7 @@ def full_fit(request: FitRequest, ds: Dataset, mask: np.ndarray, progress=None):
     with heavy.slot(report):
         if spec.has("graph"):  # every point, on the view's kept graph: the one fit path
             hook = graph_hook(request, ds, progress)
-            return compute.fit_view((ds, mask), request, False, progress, graph=hook)
+            return compute.fit_view(view, request, False, progress, graph=hook)
         if spec.has("input_space"):
             return input_fit(request, ds, mask)
         if spec.has("classifier"):

@@ -86,7 +86,7 @@ def _fit_resolved(request: FitRequest, view: tuple, extras: bool, progress=None,
     points takes the full-size path (ui.shared.full_size), the others `compute.fit_view`."""
     ds, mask = view
     if full_size.is_full_size(ds.n_samples):
-        return full_size.full_fit(request, ds, mask, progress)
+        return full_size.full_fit(view, request, progress)
     return compute.fit_view(view, request, extras, progress=progress, spectrum=spectrum)
 
 
