@@ -410,15 +410,24 @@ _label_costs_lock = threading.Lock()
 LABEL_COSTS_KEPT = 8  # in memory, per process (MNIST, 5 % labelled: 140,000 non-zeros, 2 MB)
 
 
-def label_cost(X: np.ndarray, y: np.ndarray, k: int, compute, store: ArrayStore | None = None):
+def label_cost(
+    X: np.ndarray,
+    y: np.ndarray,
+    k: int,
+    compute,
+    store: ArrayStore | None = None,
+    device: str = "cpu",
+):
     """TDL's cost matrix C (Eq. 6) of this label set, computed once by `compute()` and kept: in
     this process's memory (a λ move refits with the same labels), and in `store` when given (every
-    process of the machine). The key holds the cost code's source hash."""
+    process of the machine). The key holds the cost code's source hash, and the device where the
+    neighbours were found when it is the GPU (equally distant neighbours may come in another
+    order there, so a CPU fit does not take a GPU's cost)."""
     key = {
         "labels": labels_digest(X, y),
         "k": int(k),
         "code": module_digest("metriclab.methods.spectral"),
-    }
+    } | ({"device": device} if device != "cpu" else {})
     memo = canonical_json(key)
     with _label_costs_lock:
         if memo in _label_costs:

@@ -21,6 +21,7 @@ from sklearn.neighbors import NearestNeighbors
 import metriclab.array_module as array_module
 import metriclab.eigen as eigen
 import metriclab.graphs as graphs
+import metriclab.methods.spectral as spectral
 from metriclab import TDL, LaplacianEigenmaps
 from metriclab.array_module import GPU_EXTRA, Backend, gpu_available, resolve_device
 from metriclab.eigen import smallest_eigenpairs
@@ -292,6 +293,40 @@ def test_the_residual_is_computed_where_the_solve_ran_and_equals_its_definition(
     assert got_device == pytest.approx(want, rel=1e-12)
 
 
+def _cost_search(monkeypatch, threshold):
+    """The device of each search of TDL's label cost neighbours, at a GPU_COST_MIN_WORK of
+    `threshold` (the CPU's own search leaves no record)."""
+    monkeypatch.setattr(spectral, "GPU_COST_MIN_WORK", threshold)
+    searched = []
+    real = spectral.brute_force_neighbors
+    monkeypatch.setattr(
+        spectral,
+        "brute_force_neighbors",
+        lambda *a, **kw: searched.append(kw.get("device")) or real(*a, **kw),
+    )
+    return searched
+
+
+def test_a_gpu_fit_finds_the_label_cost_neighbours_on_the_device(monkeypatch):
+    """Issue 42: a new split's label cost is the distances among the labelled points (all of
+    MNIST with the app's 10 %: 3.8e10 multiply-adds, 1.5 s on two CPU cores): a GPU fit finds
+    those neighbours on the device from GPU_COST_MIN_WORK, with the CPU's cost matrix; below it,
+    and on the CPU, the CPU searches."""
+    _numpy_gpu(monkeypatch)
+    X, y = _clusters(400)
+    labels = partial_labels(y, labeled_mask(y, fraction=0.3, seed=0))
+    settings = {"n_components": 3, "lam": 4.0}
+    searched = _cost_search(monkeypatch, 1.0)
+    gpu = TDL(device="gpu", **settings).fit(X, labels)
+    assert searched and set(searched) == {"gpu"}
+    searched.clear()
+    cpu = TDL(device="cpu", **settings).fit(X, labels)
+    assert searched == [] and (gpu.cost_ != cpu.cost_).nnz == 0
+    searched = _cost_search(monkeypatch, 1e9)  # 120² × 6 is below the default
+    TDL(device="gpu", k=4, **settings).fit(X, labels)  # another k: a new cost, not the memo's
+    assert searched == []
+
+
 def test_the_gpu_solves_in_the_caller_s_order_and_the_cpu_in_bandwidth_order(monkeypatch):
     """Reverse Cuthill-McKee pays on the CPU's products; on the GPU its host work cost more than
     it saved (issue 42): the subspace iteration on the GPU backend skips it, with the same pairs."""
@@ -353,6 +388,18 @@ def test_cupy_residual_equals_the_cpu_s():
     args = (tdl._S, tdl._trivial, tdl.eigenvalues_, noisy)
     gpu = eigen.relative_residual(*args, array_module.backend("gpu"))
     assert gpu == pytest.approx(eigen.relative_residual(*args), rel=1e-10)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_cupy_label_cost_equals_the_cpu_s(monkeypatch):
+    X, y = _clusters(2000, dim=20)
+    labels = partial_labels(y, labeled_mask(y, fraction=0.5, seed=0))
+    searched = _cost_search(monkeypatch, 1.0)
+    gpu = TDL(n_components=4, lam=16.0, device="gpu").fit(X, labels)
+    cpu = TDL(n_components=4, lam=16.0, device="cpu").fit(X, labels)
+    assert searched and set(searched) == {"gpu"}
+    assert (gpu.cost_ != cpu.cost_).nnz == 0
 
 
 @pytest.mark.gpu
