@@ -101,8 +101,8 @@ REORDER_MIN_POINTS = 20_000  # reverse Cuthill-McKee order for the products from
 WARM_EXTRA = 4  # random columns added to a warm start block of LOBPCG
 SUBSPACE_DEGREE = 24  # Chebyshev degree per step of the filtered subspace iteration (TDL, all of
 # MNIST, 60 vectors, λ 128 → 64 warm: degree 12 / 24 / 32 / 48 took 53 / 20 / 15 / 10 steps of
-# about the same filtering work, 299 / 255 / 262 / 280 block products; on an H200 0.96 / 0.66 /
-# 0.78 / 0.69 s, 10 vectors 0.28 / 0.24 / 0.28 / 0.24 s: fewer steps, fewer QRs and eighs)
+# about the same filtering work, 299 / 255 / 262 / 280 block products; on an H200 degree 12 / 24 /
+# 32 took 0.93 / 0.60 / 0.62 s, with 10 vectors 0.29 / 0.20 / 0.24 s: fewer QRs and eighs)
 SUBSPACE_GUARD = 16  # columns it iterates beyond the wanted ones (they speed up convergence)
 SUBSPACE_TOL = 1e-12  # its relative residual target for tol=0
 SUBSPACE_MAX_STEPS = 300  # filtered steps before it gives up (the caller falls back)
