@@ -19,6 +19,12 @@ POINT_JS = """(i) => { const g = document.querySelector('.js-plotly-plot'), t = 
     return [r.left + xa._offset + xa.l2p(t.x[k]), r.top + ya._offset + ya.l2p(t.y[k])]; }"""
 
 
+# metric tiles whose value the tile cuts (an ellipsis hides the end of the number)
+METRIC_CUT_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+    .filter(m => [m, ...m.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+    .map(m => m.innerText)"""
+
+
 def drawn(page, expect: int, timeout_ms: int) -> list:
     page.wait_for_function(
         f"() => ({TRACES_JS})().reduce((n, t) => n + t[1], 0) >= {expect}",
@@ -29,6 +35,7 @@ def drawn(page, expect: int, timeout_ms: int) -> list:
 
 
 def test_every_usps_digit_is_drawn_with_webgl_and_a_click_shows_the_digit(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 800})  # a projector's
     open_page(page, f"{app_url}/embed?ds=usps&method=le")
     traces = drawn(page, 9298, 240_000)
     points = [t for t in traces if t[0] == "scattergl"]
@@ -37,6 +44,10 @@ def test_every_usps_digit_is_drawn_with_webgl_and_a_click_shows_the_digit(page, 
     assert any(symbol == "diamond" for _, n, symbol in traces if n)  # the labelled digits marked
     assert page.get_by_test_id("stException").count() == 0
     assert page.locator("[data-testid='stAlertContentError']").count() == 0
+    # every score whole at a projector's size: "929 / 8.4k" was cut to "929 / …" there
+    page.get_by_text("labeled / unlabeled").first.wait_for(timeout=120_000)
+    assert page.get_by_test_id("stMetricValue").count() >= 2
+    assert page.evaluate(METRIC_CUT_JS) == []
     first = next(i for i, (_, n, _) in enumerate(traces) if n)
     # the chart whole in the window (the score lines above it push it below a 1280×800 window)
     page.evaluate(

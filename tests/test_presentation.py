@@ -62,3 +62,18 @@ def test_an_odd_present_value_warns_and_stays_off():
     notices = [w.value for w in at.warning]
     assert any("**Presentation mode**" in n and "not on/off" in n for n in notices), notices
     assert "present" not in at.query_params  # rewritten to the value in use (off: no flag)
+
+
+def test_a_count_pair_fits_a_quarter_width_tile_at_a_projector_s_size():
+    """The "labeled / unlabeled" tile is 140 px at 1280×800: short pairs keep their spaces, longer
+    ones drop them ("929 / 8.4k", 143 px, was cut to "929 / …"; tests/test_browser_full_size.py
+    measures the tile in Chromium)."""
+    assert presentation.count_pair(10, 190) == "10 / 190"
+    assert presentation.count_pair(12, 138) == "12 / 138"
+    assert presentation.count_pair(20000, 50000) == "20k/50k"
+    assert presentation.count_pair(929, 8369) == "929/8.4k"
+    assert presentation.count_pair(6999, 63001) == "7.0k/63k"
+    assert presentation.count_pair(201, 1799) == "201/1.8k"
+    widest = presentation.count_pair(9949, 9949)
+    assert widest == "9.9k/9.9k" and len(widest) == 9
+    assert presentation.short_count(999) == "999" and presentation.short_count(1000) == "1.0k"

@@ -263,7 +263,9 @@ def _scores(views: dict, labeled: np.ndarray) -> None:
             help="on the unlabeled points (true classes), the labeled points and the classes "
             "given to them as reference",
         )
-    cols[-1].metric("labeled / unlabeled", f"{int(labeled.sum())} / {int((~labeled).sum())}")
+    cols[-1].metric(
+        "labeled / unlabeled", presentation.count_pair(int(labeled.sum()), int((~labeled).sum()))
+    )
 
 
 def _notes(page: EmbedPage, main, overlay: str, focus, ds) -> None:

@@ -108,7 +108,7 @@ def show_scores(
         col.metric(label, f"{fitted.accuracy:.3f}", help=f"{name} accuracy, {label}")
     cols[-1].metric(
         "labeled / unlabeled",
-        f"{_count(int(result.mask.sum()))} / {_count(int((~result.mask).sum()))}",
+        presentation.count_pair(int(result.mask.sum()), int((~result.mask).sum())),
     )
     if request is not None:
         label = spec.label.split(" (")[0]
@@ -270,14 +270,6 @@ def _parameter_column(page: EmbedPage) -> dict:
             help=f"every parameter of {spec.label} back to its default",
         )
     return params
-
-
-def _count(n: int) -> str:
-    """A point count short enough for a quarter-width metric tile at 1280×800: 929, 1.8k, 63k
-    ("201 / 1,799" was cut to "201 / 1…")."""
-    if n >= 10_000:
-        return f"{n / 1000:.0f}k"
-    return f"{n / 1000:.1f}k" if n >= 1000 else f"{n:,}"
 
 
 def clicked_point(key: str) -> int | None:

@@ -34,6 +34,21 @@ html { font-size: 20px; }
 """
 
 
+def short_count(n: int) -> str:
+    """A point count short enough for a metric tile: 929, 1.8k, 63k."""
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1000:.1f}k" if n >= 1000 else f"{n:,}"
+
+
+def count_pair(first: int, second: int) -> str:
+    """Two point counts ("labeled / unlabeled") for a quarter-width metric tile at 1280×800, 140 px
+    wide: "10 / 190" fits with its spaces; a longer pair goes without them ("929 / 8.4k" is 143 px
+    and was cut to "929 / …"; "929/8.4k" is 129 px, the widest, "9.9k/9.9k", 138 px)."""
+    pair = f"{short_count(first)} / {short_count(second)}"
+    return pair if len(pair) <= 8 else pair.replace(" / ", "/")
+
+
 def active() -> bool:
     """Whether this session is in presentation mode."""
     return bool(st.session_state.get(_KEPT, False))
