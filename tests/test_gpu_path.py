@@ -228,17 +228,23 @@ def test_auto_resolves_to_the_gpu_where_one_is_usable(monkeypatch):
     assert resolve_device("auto") == "cpu"
 
 
+def _searches(monkeypatch, module) -> list:
+    """The `device` of each call of `module`'s brute_force_neighbors, recorded as it runs."""
+    searched = []
+    real = module.brute_force_neighbors
+    monkeypatch.setattr(
+        module,
+        "brute_force_neighbors",
+        lambda *a, **kw: searched.append(kw.get("device")) or real(*a, **kw),
+    )
+    return searched
+
+
 @pytest.mark.parametrize("laplacian_kind", ["unnormalized", "symmetric"])
 def test_a_fit_on_the_gpu_backend_equals_the_cpu_fit(laplacian_kind, monkeypatch):
     _numpy_gpu(monkeypatch)
     monkeypatch.setattr(eigen, "DENSE_MAX_POINTS", 100)  # the sparse path at test size
-    searched = []
-    real = graphs.brute_force_neighbors
-    monkeypatch.setattr(
-        graphs,
-        "brute_force_neighbors",
-        lambda *a, **kw: searched.append(kw.get("device")) or real(*a, **kw),
-    )
+    searched = _searches(monkeypatch, graphs)
     X, y = _clusters(400)
     labels = partial_labels(y, labeled_mask(y, fraction=0.3, seed=0))
     settings = {"n_components": 3, "lam": 4.0, "laplacian": laplacian_kind}
@@ -297,14 +303,7 @@ def _cost_search(monkeypatch, threshold):
     """The device of each search of TDL's label cost neighbours, at a GPU_COST_MIN_WORK of
     `threshold` (the CPU's own search leaves no record)."""
     monkeypatch.setattr(spectral, "GPU_COST_MIN_WORK", threshold)
-    searched = []
-    real = spectral.brute_force_neighbors
-    monkeypatch.setattr(
-        spectral,
-        "brute_force_neighbors",
-        lambda *a, **kw: searched.append(kw.get("device")) or real(*a, **kw),
-    )
-    return searched
+    return _searches(monkeypatch, spectral)
 
 
 def test_a_gpu_fit_finds_the_label_cost_neighbours_on_the_device(monkeypatch):
