@@ -304,8 +304,8 @@ def _lanczos_basis(n: int, n_components: int, minimum: int = LANCZOS_MIN_NCV) ->
 
 
 def in_bandwidth_order(solve):
-    """solve(S, k, trivial, ...) -> (values, vectors) or None, run past REORDER_MIN_POINTS on S
-    in reverse Cuthill-McKee order (a product's reads of x stay near each other in memory: 2.7 →
+    """solve(S, k, trivial, ...) -> (values, vectors[, residual]) or None, run past
+    REORDER_MIN_POINTS on S in reverse Cuthill-McKee order (a product's reads of x stay near each other in memory: 2.7 →
     2.0 ms on MNIST's 20-NN graph) with the vectors mapped back to the caller's order. Only for
     the paths made of products: SuperLU orders for itself, and shift-invert on the permuted
     matrix was slower (TDL, Swiss roll 10^5: 5.6 → 7.9 s). Not on the GPU (a `backend` keyword
@@ -325,10 +325,10 @@ def in_bandwidth_order(solve):
         found = solve(S[order][:, order], n_components, trivial[order], *args, **kwargs)
         if found is None:
             return None
-        values, vectors = found
+        values, vectors, *measured = found  # (and the residual, where the path measured it)
         unordered = np.empty_like(vectors)
         unordered[order] = vectors
-        return values, unordered
+        return values, unordered, *measured
 
     return ordered
 
@@ -516,7 +516,8 @@ def _subspace_smallest(
     max_j ‖P S P v_j - θ_j v_j‖ / ‖S‖₁ below tol (SUBSPACE_TOL for 0). The first cut comes from
     the stochastic Lanczos count, later ones are the largest Ritz value of the block; top is the
     Lanczos bound of λ_max. Block operations only (sparse × dense block, QR, a small eigh), which
-    is what a GPU does fast. (values, vectors) on the host, or None after SUBSPACE_MAX_STEPS."""
+    is what a GPU does fast. (values, vectors, residual) on the host, or None after
+    SUBSPACE_MAX_STEPS."""
     n = S.shape[0]
     k = n_components
     xp = backend.xp
@@ -550,8 +551,8 @@ def _subspace_smallest(
             V, AV = V @ U, AV @ U
             R = AV[:, :k] - V[:, :k] * theta[None, :k]
             residuals = backend.to_host(xp.linalg.norm(R, axis=0)) / scale
-            if residuals.max() <= target:
-                return backend.to_host(theta[:k]), backend.to_host(V[:, :k])
+            if residuals.max() <= target:  # (V's columns are unit vectors ⊥ t: `relative_residual`)
+                return backend.to_host(theta[:k]), backend.to_host(V[:, :k]), residuals.max()
             locked = int(np.argmax(residuals > target))  # the converged leading columns
             cut = float(theta[-1])  # damp everything above the block's largest Ritz value
     return None
@@ -708,7 +709,8 @@ def _choose(S, n_components, trivial, tol, seed, lower, start=None, backend=CPU)
 
 
 def _solve(S, n_components, trivial, solver, tol, seed, lower, start=None, backend=CPU):
-    """(values, vectors, solver that produced them) for a forced solver, with its fallbacks."""
+    """(values, vectors, solver that produced them, residual or None) for a forced solver, with its
+    fallbacks; the residual where the path measured it already (the subspace iteration)."""
     n = S.shape[0]
     if solver == "shift-invert":
         if lower is None:
@@ -718,7 +720,7 @@ def _solve(S, n_components, trivial, solver, tol, seed, lower, start=None, backe
                 *_shift_invert_smallest(S, n_components, trivial, lower, tol, seed, start)
             )
             if values[0] >= lower - 1e-8 * max(1.0, abs(lower)):
-                return values, vectors, solver
+                return values, vectors, solver, None
         except ArpackNoConvergence:
             pass
         solver = "arpack"  # the shift was not below the spectrum: fall back to which='SA'
@@ -728,32 +730,33 @@ def _solve(S, n_components, trivial, solver, tol, seed, lower, start=None, backe
                 f"eigen_solver='dense' builds an n × n matrix; {n} points is more than "
                 f"{DENSE_FALLBACK_POINTS}: use eigen_solver='arpack' or 'auto'"
             )
-        return *_dense_smallest(S, n_components, trivial), solver
+        return *_dense_smallest(S, n_components, trivial), solver, None
     if solver == "lobpcg":
-        return *_lobpcg_smallest(S, n_components, trivial, tol, seed, start), solver
+        return *_lobpcg_smallest(S, n_components, trivial, tol, seed, start), solver, None
     if solver == "subspace":
         found = _subspace_smallest(
             S, n_components, trivial, tol, seed, start=start, backend=backend
         )
         if found is not None:
-            return *found, solver
+            values, vectors, residual = found
+            return values, vectors, solver, residual
         solver = "filtered"  # no convergence within SUBSPACE_MAX_STEPS: Lanczos on the CPU
     if solver == "filtered":
         found = _filtered_smallest(S, n_components, trivial, tol, seed, start=start)
         if found is not None:
-            return *found, solver
+            return *found, solver, None
         solver = "arpack"  # no cut proved above the wanted eigenvalues, or no convergence
     try:
         values, vectors = _arpack_smallest(S, n_components, trivial, tol, seed, start=start)
     except ArpackNoConvergence:
         if n <= DENSE_FALLBACK_POINTS:
-            return *_dense_smallest(S, n_components, trivial), "dense"
+            return *_dense_smallest(S, n_components, trivial), "dense", None
         raise ValueError(
             "ARPACK did not converge to the smallest eigenvalues. Try more n_neighbors (a "
             "connected graph converges faster), fewer n_components, a larger tol, or "
             "eigen_solver='lobpcg'."
         ) from None
-    return *_ascending(values, vectors), "arpack"
+    return *_ascending(values, vectors), "arpack", None
 
 
 def smallest_eigenpairs(
@@ -815,15 +818,12 @@ def _smallest_eigenpairs(
                 _named(solver, start),
                 relative_residual(S, trivial, values, vectors, backend),
             )
-    values, vectors, solver = _solve(
+    values, vectors, solver, residual = _solve(
         S, n_components, trivial, solver, tol, seed, lower, start, backend
     )
-    return Eigenpairs(
-        values,
-        vectors,
-        _named(solver, start),
-        relative_residual(S, trivial, values, vectors, backend),
-    )
+    if residual is None:  # (the subspace iteration's is its last step's: not measured twice)
+        residual = relative_residual(S, trivial, values, vectors, backend)
+    return Eigenpairs(values, vectors, _named(solver, start), residual)
 
 
 def _named(solver: str, start) -> str:

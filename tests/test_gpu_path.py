@@ -131,6 +131,34 @@ def test_subspace_iteration_warm_started_from_another_lambda_gives_the_same_pair
     _principal_angles_agree(cold.values, warm.vectors, cold.vectors)
 
 
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_the_subspace_iteration_s_residual_is_its_last_step_s_not_measured_again(
+    device, monkeypatch
+):
+    """The iteration stops on the residual of its last Rayleigh-Ritz step: that is the result's
+    residual, with no second n × k product to measure it again (12-26 ms of a λ move on an H200;
+    issue 42), and it equals `relative_residual` of the pairs returned (in the caller's order too,
+    past the reordering on the CPU)."""
+    if device == "gpu":
+        _numpy_gpu(monkeypatch)
+    monkeypatch.setattr(eigen, "REORDER_MIN_POINTS", 100)
+    X, y = _clusters(500)
+    labels = partial_labels(y, labeled_mask(y, fraction=0.3, seed=0))
+    tdl = TDL(n_components=4, lam=4.0, eigen_solver="dense").fit(X, labels)
+    measured = []
+    real = eigen.relative_residual
+    monkeypatch.setattr(
+        eigen, "relative_residual", lambda *a, **k: measured.append(1) or real(*a, **k)
+    )
+    result = _subspace(tdl._S, 4, tdl._trivial, device=device)
+    assert result.solver == "subspace" and measured == []
+    again = real(tdl._S, tdl._trivial, result.values, result.vectors)
+    assert result.residual < 1e-10
+    np.testing.assert_allclose(result.residual, again, rtol=1e-3, atol=1e-15)
+    _subspace(tdl._S, 4, tdl._trivial, device=device, tol=1e-300)  # falls back: measured there
+    assert measured == [1]
+
+
 def test_subspace_iteration_that_does_not_converge_falls_back_to_filtered_lanczos(monkeypatch):
     X, _ = _clusters(400)
     L, _ = _graph_laplacian(X)
