@@ -41,6 +41,7 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 
@@ -280,6 +281,48 @@ def content_digest(*arrays: np.ndarray) -> str:
     return h.hexdigest()
 
 
+_facts: dict[int, tuple[weakref.ref, OrderedDict]] = {}
+_facts_lock = threading.RLock()  # a forgotten array's callback may run under it
+FACTS_KEPT = 32  # per array (a label digest per split)
+
+
+def is_frozen(X) -> bool:
+    """Whether X is a NumPy array that owns its memory and is read-only: its content cannot
+    change (`array_fact` keeps facts about it)."""
+    return isinstance(X, np.ndarray) and not X.flags.writeable and X.flags.owndata
+
+
+def array_fact(X, name, compute):
+    """`compute()`, a fact about the content of array `X` (a digest of some of its rows, that it is
+    finite), kept while X lives when X cannot change: a NumPy array that owns its memory and is
+    read-only (the app's data sets, `metriclab.ui.shared.session_data`); computed every time for
+    any other array. A λ move refits on the same data, and hashing MNIST's labelled rows (22 ms)
+    or checking its 55 million values finite (20 ms) is then work done again."""
+    if not is_frozen(X):
+        return compute()
+    key = id(X)
+    with _facts_lock:
+        entry = _facts.get(key)
+        if entry is not None and entry[0]() is X and name in entry[1]:
+            entry[1].move_to_end(name)
+            return entry[1][name]
+    value = compute()
+    with _facts_lock:
+        entry = _facts.get(key)
+        if entry is None or entry[0]() is not X:
+
+            def forget(ref, key=key):
+                with _facts_lock:
+                    if key in _facts and _facts[key][0] is ref:
+                        del _facts[key]
+
+            entry = _facts[key] = (weakref.ref(X, forget), OrderedDict())
+        entry[1][name] = value
+        while len(entry[1]) > FACTS_KEPT:
+            entry[1].popitem(last=False)
+    return value
+
+
 def default_store() -> ArrayStore:
     """The process's store in `default_directory()` (re-read when the environment changes it)."""
     global _default
@@ -398,11 +441,12 @@ def canonical_digest(key: dict) -> str:
 
 def labels_digest(X: np.ndarray, y: np.ndarray) -> str:
     """What TDL's label cost depends on: the labelled points' rows, their labels and n. Hashing
-    only the labelled rows keeps it cheap (5 % of MNIST: 22 MB)."""
+    only the labelled rows keeps it cheap (10 % of MNIST: 44 MB, 22 ms), and the rows' digest is
+    kept with a read-only data set (`array_fact`), so a λ move does not hash them again."""
     labelled = np.flatnonzero(y != -1)
-    return content_digest(
-        np.asarray(X.shape, dtype=np.int64), labelled, y[labelled], np.asarray(X[labelled])
-    )
+    which = content_digest(np.asarray(X.shape, dtype=np.int64), labelled, y[labelled])
+    rows = array_fact(X, ("rows", which), lambda: content_digest(np.asarray(X[labelled])))
+    return f"{which}:{rows}"
 
 
 _label_costs: OrderedDict = OrderedDict()

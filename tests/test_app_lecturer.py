@@ -111,6 +111,21 @@ def test_collapse_warning_counts_distinct_positions():
     assert "only 5 distinct" in collapse_warning(few, mask)
 
 
+def test_distinct_positions_equal_numpys_unique_rows():
+    import numpy as np
+
+    from metriclab.ui.shared.compute import distinct_positions
+
+    rng = np.random.default_rng(3)
+    for d in (1, 2, 3):
+        Z = np.repeat(rng.normal(size=(300, d)), rng.integers(1, 5, 300), axis=0)
+        Z[::7] += 1e-9  # closer than the tolerance: the same position
+        Z[::11] += 1e-3  # farther: a new one
+        rel = 1e-6 * np.ptp(Z, axis=0).max()
+        assert distinct_positions(Z) == np.unique(np.round(Z / rel), axis=0).shape[0]
+    assert distinct_positions(np.zeros((5, 2))) == 1 and distinct_positions(np.zeros((0, 2))) == 0
+
+
 def test_embed_page_warns_when_the_zhang_expansion_collapses(monkeypatch):
     import metriclab.methods.zhang as zhang
 

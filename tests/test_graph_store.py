@@ -207,6 +207,76 @@ def test_label_cost_is_computed_once_per_label_set(monkeypatch):
     graph_store.clear_memory()
 
 
+def _frozen(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+def test_facts_are_kept_for_a_read_only_array_only_while_it_lives():
+    """`array_fact`: a λ move on a read-only data set does not hash its labelled rows or check its
+    values finite again; any other array is computed every time, and a dead array is forgotten."""
+    import gc
+
+    calls = []
+
+    def fact():
+        calls.append(1)
+        return len(calls)
+
+    X = _frozen(np.arange(12.0).reshape(4, 3))
+    assert graph_store.array_fact(X, "n", fact) == graph_store.array_fact(X, "n", fact) == 1
+    writable = np.arange(12.0).reshape(4, 3)
+    view = X[1:]  # read-only, but a view: its owner's content decides
+    assert graph_store.array_fact(writable, "n", fact) == 2
+    assert graph_store.array_fact(writable, "n", fact) == 3
+    assert graph_store.array_fact(view, "n", fact) == 4
+    assert graph_store.array_fact(X, "other", fact) == 5  # one fact per name
+    key = id(X)
+    del X, view
+    gc.collect()
+    assert key not in graph_store._facts
+
+
+def test_labels_digest_is_kept_and_still_tells_label_sets_and_rows_apart(monkeypatch):
+    X, y = _points(300)
+    labels = np.where(np.arange(300) % 4 == 0, y, -1)
+    frozen = _frozen(X)
+    digest = graph_store.labels_digest(frozen, labels)
+    assert graph_store.labels_digest(X, labels) == digest  # the same content, kept or not
+    hashed = []
+    real = graph_store.content_digest
+    monkeypatch.setattr(
+        graph_store, "content_digest", lambda *a: hashed.append(a[0].size) or real(*a)
+    )
+    assert graph_store.labels_digest(frozen, labels) == digest
+    assert max(hashed) < X.size / 4  # the labelled rows were not hashed again
+    monkeypatch.undo()
+    other = labels.copy()
+    other[1] = y[1]
+    assert graph_store.labels_digest(frozen, other) != digest
+    moved = X.copy()
+    moved[0, 0] += 1e-9  # a labelled point's row
+    assert graph_store.labels_digest(_frozen(moved), labels) != digest
+    moved = X.copy()
+    moved[1, 0] += 1.0  # an unlabelled point's row: not what the cost depends on
+    assert graph_store.labels_digest(_frozen(moved), labels) == digest
+
+
+def test_a_read_only_data_set_is_checked_finite_once_and_a_non_finite_one_still_refused():
+    X, y = _points(200)
+    labels = np.where(np.arange(200) % 5 == 0, y, -1)
+    frozen = _frozen(X)
+    TDL(lam=1.0, n_neighbors=8).fit(frozen, labels)
+    assert graph_store._facts[id(frozen)][1]["finite"] is True
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    bad = _frozen(bad)
+    for _ in range(2):  # refused each time: a failed check is not kept as a pass
+        with pytest.raises(ValueError, match="NaN"):
+            TDL(lam=1.0, n_neighbors=8).fit(bad, labels)
+
+
 def _tdl_problem(n=2500, lam=8.0):
     X, y = _points(n, d=6, seed=1)
     labels = np.where(np.arange(n) % 10 == 0, y, -1)

@@ -71,6 +71,7 @@ import time
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+from sklearn import config_context
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -85,7 +86,7 @@ from metriclab.eigen import (
     smallest_eigenvalues,
     thread_limit,
 )
-from metriclab.graph_store import SharedGraph, label_cost
+from metriclab.graph_store import SharedGraph, array_fact, is_frozen, label_cost
 from metriclab.graphs import (
     GRAPH_KINDS,
     LAPLACIAN_KINDS,
@@ -325,7 +326,14 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         raise NotImplementedError
 
     def _validate_common(self, X, y):
-        X = check_array(X, dtype=np.float64, ensure_min_samples=3)
+        # a read-only data set is checked finite once, not on every λ move (`array_fact`)
+        finite = (
+            is_frozen(X)
+            and X.dtype.kind == "f"
+            and array_fact(X, "finite", lambda: bool(np.isfinite(X).all()))
+        )
+        with config_context(assume_finite=finite):
+            X = check_array(X, dtype=np.float64, ensure_min_samples=3)
         n = X.shape[0]
         if y is None:
             y = np.full(n, -1, dtype=np.int64)

@@ -173,11 +173,12 @@ def coordinate_carriers(
         for _ in range(rounds):
             d2 = (z[rest] - np.median(z[rest])) ** 2
             energy = d2.sum()
-            if not energy > 0:
+            room = limit - len(carried)
+            if not energy > 0 or room < 1:
                 break
-            order = np.argsort(-d2, kind="stable")
+            order = _largest_first(d2, room)
             m = int(np.searchsorted(np.cumsum(d2[order]) / energy, share)) + 1
-            if len(carried) + m > limit:
+            if m > room:  # `share` not reached within the points there is room for
                 break
             carried += rest[order[:m]].tolist()
             rest = np.setdiff1d(rest, rest[order[:m]])
@@ -186,6 +187,17 @@ def coordinate_carriers(
             held = float(np.sum((z[index] - np.median(z)) ** 2) / total)
             found.append(Carried(axis, index, held, n))
     return found
+
+
+def _largest_first(values: np.ndarray, count: int) -> np.ndarray:
+    """The indices of the `count` largest values, largest first, ties in index order: the first
+    `count` of `np.argsort(-values, kind="stable")`, without sorting them all (MNIST's 70,000
+    coordinates: 8 sorts on every λ move)."""
+    if count >= values.size:
+        return np.argsort(-values, kind="stable")
+    threshold = np.partition(values, values.size - count)[values.size - count]
+    candidates = np.flatnonzero(values >= threshold)  # every tie of the count-th value, in order
+    return candidates[np.argsort(-values[candidates], kind="stable")][:count]
 
 
 def bulk_range(Z: np.ndarray, carried: list[Carried], axis: int) -> tuple[float, float]:
