@@ -394,3 +394,56 @@ def test_a_sweep_table_is_drawn_as_lines_over_its_parameter():
     fig = figures(at)[0]
     assert fig["data"][0]["type"] == "scatter" and fig["data"][0]["mode"] == "lines+markers"
     assert fig["layout"]["xaxis"]["title"]["text"] == "λ"
+
+
+def _narrow_and_wide_page():
+    import streamlit as st
+
+    from metriclab.ui.shared.state import Rule, seed_widget
+
+    options = ["a", "b", "big"] if st.session_state.get("_page") == "wide" else ["a", "b"]
+    seed_widget("choice", Rule("a", options, label="Choice", near={"big": "b"}.get))
+    st.selectbox("Choice", options, key="choice")
+
+
+def test_a_value_a_page_cannot_show_stands_in_and_the_choice_comes_back_where_allowed():
+    """A page that cannot show the person's choice shows a stand-in (its `near`, else the default)
+    with a notice; the choice stays the session's, so a page that allows it shows it again; once
+    the person changes the widget there, their new value is the choice."""
+    at = AppTest.from_function(_narrow_and_wide_page, default_timeout=TIMEOUT)
+    at.session_state["_page"] = "wide"
+    at.run()
+    at.selectbox(key="choice").set_value("big").run()
+    at.session_state["_page"] = "narrow"
+    at.run()
+    assert at.selectbox(key="choice").value == "b"
+    assert ["**Choice**: big is not available here; using b"] == [w.value for w in at.warning]
+    at.run()  # a rerun there keeps the stand-in and the choice behind it
+    at.session_state["_page"] = "wide"
+    at.run()
+    assert at.selectbox(key="choice").value == "big" and not at.warning
+    at.session_state["_page"] = "narrow"
+    at.run()
+    at.selectbox(key="choice").set_value("a").run()  # the person's own choice there
+    at.session_state["_page"] = "wide"
+    at.run()
+    assert at.selectbox(key="choice").value == "a" and not at.warning
+
+
+def test_all_of_mnist_on_embed_is_its_sample_on_data_and_all_of_it_again_on_embed():
+    """Found in Chromium: after Embed on all of MNIST, the Data page showed two moons (MNIST is
+    offered on Embed only) and Embed then reopened on two moons, "mnist is not available here"."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page(str(ROOT / "pages" / "embed.py"))
+    at.query_params.update({"ds": "mnist", "cap": "1000", "method": "pca"})
+    at.run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="ds").value == "mnist"
+    at.switch_page(str(ROOT / "pages" / "data.py")).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="ds").value == "mnist_5000"
+    assert any("mnist — " in w.value and "using mnist_5000" in w.value for w in at.warning)
+    at.switch_page(str(ROOT / "pages" / "embed.py")).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="ds").value == "mnist"
+    assert not [w.value for w in at.warning if "not available" in w.value]

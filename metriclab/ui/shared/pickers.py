@@ -34,6 +34,7 @@ POINT_CAPS = (300, 500, 1000, 1500, 2000, 3000, 5000)  # Embed's "Points used" o
 
 
 FULL_SIZE_SETS = ("mnist",)  # unlisted elsewhere: offered on Embed, where all 70,000 are drawn
+STAND_INS = {"mnist": "mnist_5000"}  # shown for a full-size set by a page that does not offer it
 OFFERS = ("all", "images", "full_size")  # what a picker offers: every listed set, images, + MNIST
 
 
@@ -100,7 +101,15 @@ def dataset_picker(
     labels = {n: dataset_label(n) for n in options}  # read now, in this session
     parse = lambda text: _dataset_from_text(text, options)  # noqa: E731
     seed_widget(
-        key, Rule(default, options, parse, label="Data set", shown=lambda n: labels.get(n, n))
+        key,
+        Rule(
+            default,
+            options,
+            parse,
+            label="Data set",
+            shown=lambda n: labels.get(n, dataset_label(n)),
+            near=STAND_INS.get,
+        ),
     )
     name = c.selectbox(
         "Data set",

@@ -21,6 +21,7 @@ _VIEW = "_metriclab_view"  # what the person chose, by widget key: outlives the 
 _PUBLISHED = "_metriclab_url_written"  # the text this session last wrote (or read) per URL key
 _NOTICES = "_metriclab_url_notices"
 _SLOT = "_metriclab_notice_slot"
+_STAND_INS = "_metriclab_stand_ins"  # key -> (value a page showed instead, the person's choice)
 MAX_VALUE_CHARS = 200  # longer URL values are refused unread (the longest valid one is ~100)
 TRUE_TEXTS = ("1", "true", "yes", "on")
 FALSE_TEXTS = ("0", "false", "no", "off")
@@ -110,6 +111,7 @@ class Rule:
     label: str = ""
     shown: Callable[[Any], str] | None = None
     max_chars: int = MAX_VALUE_CHARS
+    near: Callable[[Any], Any] | None = None  # the stand-in for a value not among the options
 
 
 def validate(
@@ -215,28 +217,58 @@ def seed_widget(key: str, rule: Rule) -> None:
     4. else `rule.default`.
     A value that `rule` no longer allows (another data set, another cap) is clamped or reset, and
     every change made to a value is announced at the top of the page, naming the widget by its
-    label, until the person changes it."""
+    label, until the person changes it. The value shown instead is a stand-in: the person's choice
+    stays the session's view, so that a page that allows it shows it again (all of MNIST on
+    Embed, after a visit to a page that draws at most 5,000 digits), until the person changes the
+    widget."""
     view = st.session_state.setdefault(_VIEW, {})
     written = st.session_state.setdefault(_PUBLISHED, {})
+    stand_ins = st.session_state.setdefault(_STAND_INS, {})
     text = st.query_params.get(key)
     notice = None
     if text is not None and written.get(key) != text:  # from outside this session
         value, notice = validate_rule(text, rule)
         written[key] = text  # read once: from now on the widget (or a new link) decides
+        stand_ins.pop(key, None)
         if notice is not None:
             notice = f"Link: {_named(key, rule)} — {notice}."
-    elif key in st.session_state:
-        value, notice = _still_allowed(st.session_state[key], rule, key)
-    elif key in view:
-        value, notice = _still_allowed(view[key], rule, key)
+    elif key in st.session_state or key in view:
+        held = st.session_state[key] if key in st.session_state else view[key]
+        chosen = _chosen(stand_ins, key, held)
+        value, notice = _still_allowed(chosen, rule, key)
+        if _same(value, chosen):
+            stand_ins.pop(key, None)
+        else:
+            stand_ins[key] = (value, chosen)
     else:
         value = rule.default
     st.session_state[key] = value  # re-asserted every run: survives a change of the widget's range
-    view[key] = value
+    view[key] = stand_ins[key][1] if key in stand_ins else value
     notices = st.session_state.setdefault(_NOTICES, {})
     if notice is not None:
         notices[key] = (notice, value)
     _show_notice(key, notices)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values (numbers by value; a flag is not a number)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _chosen(stand_ins: dict, key: str, held: Any) -> Any:
+    """The person's choice behind the value `held` for `key`: the one it stands in for while the
+    widget still holds the stand-in, else `held` itself (the person has changed it)."""
+    if key in stand_ins:
+        stand_in, chosen = stand_ins[key]
+        if _same(held, stand_in):
+            return chosen
+        del stand_ins[key]
+    return held
 
 
 def _named(key: str, rule: Rule) -> str:
@@ -260,10 +292,12 @@ def _still_allowed(value: Any, rule: Rule, key: str) -> tuple[Any, str | None]:
             )
         if value in options:
             return value, None
-        try:
-            near = nearest_option(value, options)
-        except URLValueError:
-            near = rule.default
+        near = rule.near(value) if rule.near is not None else None
+        if near not in options:
+            try:
+                near = nearest_option(value, options)
+            except URLValueError:
+                near = rule.default
         return near, (
             f"{_named(key, rule)}: {show(value)} is not available here; using {show(near)}"
         )
