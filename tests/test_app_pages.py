@@ -399,8 +399,10 @@ def test_a_sweep_table_is_drawn_as_lines_over_its_parameter():
 def _narrow_and_wide_page():
     import streamlit as st
 
-    from metriclab.ui.shared.state import Rule, seed_widget
+    from metriclab.ui.shared.state import Rule, remember, seed_widget
 
+    if "_remember" in st.session_state:
+        remember({"choice": st.session_state.pop("_remember")})
     options = ["a", "b", "big"] if st.session_state.get("_page") == "wide" else ["a", "b"]
     seed_widget("choice", Rule("a", options, label="Choice", near={"big": "b"}.get))
     st.selectbox("Choice", options, key="choice")
@@ -428,6 +430,14 @@ def test_a_value_a_page_cannot_show_stands_in_and_the_choice_comes_back_where_al
     at.session_state["_page"] = "wide"
     at.run()
     assert at.selectbox(key="choice").value == "a" and not at.warning
+    at.selectbox(key="choice").set_value("big").run()
+    at.session_state["_page"] = "narrow"
+    at.run()
+    at.session_state["_remember"] = "b"  # a preset or a lesson step chooses the stand-in's value
+    at.run()
+    at.session_state["_page"] = "wide"
+    at.run()
+    assert at.selectbox(key="choice").value == "b", "the stand-in's old choice came back"
 
 
 def test_all_of_mnist_on_embed_is_its_sample_on_data_and_all_of_it_again_on_embed():

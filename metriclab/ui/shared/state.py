@@ -352,12 +352,14 @@ def remember(values: dict[str, Any]) -> None:
     after the person had changed it (issue 36). Keys starting with "_" are the app's own
     bookkeeping, not widgets: they are set as given."""
     view = st.session_state.setdefault(_VIEW, {})
+    stand_ins = st.session_state.setdefault(_STAND_INS, {})
     for key, value in values.items():
         if key.startswith("_"):
             st.session_state[key] = value
             continue
         view[key] = value
         st.session_state.pop(key, None)
+        stand_ins.pop(key, None)  # a choice made now, not the one a stand-in was shown for
 
 
 def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
