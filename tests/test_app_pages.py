@@ -457,3 +457,6 @@ def test_all_of_mnist_on_embed_is_its_sample_on_data_and_all_of_it_again_on_embe
     assert_clean(at)
     assert at.sidebar.selectbox(key="ds").value == "mnist"
     assert not [w.value for w in at.warning if "not available" in w.value]
+    linked = run("data", {"ds": "mnist"})  # a link to the Data page: the sample too, said so
+    assert linked.sidebar.selectbox(key="ds").value == "mnist_5000"
+    assert any("using mnist_5000" in w.value for w in linked.warning)

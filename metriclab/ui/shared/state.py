@@ -143,6 +143,9 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
         value = rule.parse(text) if rule.parse else decode_like(text, example)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         reason = str(exc) if isinstance(exc, URLValueError) else f"{_shown(text)} is not valid"
+        near = rule.near(text) if rule.near is not None else None
+        if options is not None and near is not None and near in options:
+            return near, f"{reason}; using {show(near)}"
         return default, f"{reason}; using the default {show(default)}"
     if _is_number(value) and not math.isfinite(value):
         return default, f"{_shown(text)} is not a finite number; using the default {show(default)}"
