@@ -194,6 +194,26 @@ def test_presentation_shows_the_main_chart_whole_at_projector_sizes(browser, app
         context.close()
 
 
+def test_on_a_projector_the_dissimilarity_page_opens_on_its_matrices(browser, app_url):
+    """Found at 1280×800: in presentation mode the Dissimilarity page's first screen was its
+    parameter grid (opened), the kernel and dissimilarity matrices below the fold. The grid is
+    closed there now, and both matrices are whole on the first screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        open_presenting(page, app_url + "/dissimilarity?ds=wine&dmethod=zhang_mds&present=1")
+        page.wait_for_selector(".js-plotly-plot")
+        grid = page.get_by_test_id("stExpander").filter(has_text="parameters")
+        assert grid.locator("details").get_attribute("open") is None  # closed
+        assert page.evaluate("() => window.scrollY") == 0
+        for chart in page.locator(".js-plotly-plot").all()[:2]:  # the two matrices
+            box = chart.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+    finally:
+        context.close()
+
+
 # 6. the window map answers its own question ---------------------------------------------------------
 
 

@@ -77,3 +77,15 @@ def test_a_count_pair_fits_a_quarter_width_tile_at_a_projector_s_size():
     widest = presentation.count_pair(9949, 9949)
     assert widest == "9.9k/9.9k" and len(widest) == 9
     assert presentation.short_count(999) == "999" and presentation.short_count(1000) == "1.0k"
+
+
+def test_the_dissimilarity_parameters_are_closed_on_a_projector_and_open_otherwise():
+    for flag, expanded in (("1", False), ("0", True)):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+        at.query_params.update({"present": flag})
+        at.run()
+        at.query_params.update({"ds": "wine", "dmethod": "zhang_mds"})
+        at.switch_page("pages/dissimilarity.py").run()
+        assert not at.exception, [e.message for e in at.exception]
+        (grid,) = [e for e in at.expander if e.label.endswith("parameters")]
+        assert grid.proto.expanded is expanded

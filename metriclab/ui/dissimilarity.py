@@ -11,7 +11,7 @@ import streamlit as st
 from metriclab import plots
 from metriclab.methods import REGISTRY
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import code_snippets, compute, downloads, memo
+from metriclab.ui.shared import code_snippets, compute, downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
@@ -87,7 +87,8 @@ def render() -> None:
 
     @st.fragment
     def matrices_view():
-        with st.expander(f"{spec.label} parameters", expanded=True):
+        # closed on a projector, where the matrices are the picture the room should see first
+        with st.expander(f"{spec.label} parameters", expanded=not presentation.active()):
             cols = st.columns(3)
             params = param_widgets(spec.params, prefix, list(cols))
         request = base_request.with_params(**params)
