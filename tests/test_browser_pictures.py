@@ -194,10 +194,11 @@ def test_presentation_shows_the_main_chart_whole_at_projector_sizes(browser, app
         context.close()
 
 
-def test_on_a_projector_the_dissimilarity_page_opens_on_its_matrices(browser, app_url):
+def test_on_a_projector_dissimilarity_and_data_open_on_their_pictures(browser, app_url):
     """Found at 1280×800: in presentation mode the Dissimilarity page's first screen was its
-    parameter grid (opened), the kernel and dissimilarity matrices below the fold. The grid is
-    closed there now, and both matrices are whole on the first screen."""
+    parameter grid (opened), the kernel and dissimilarity matrices below the fold; the Data
+    page's scatter ran 30-60 px past the screen under its size tiles. Both pictures are whole on
+    the first screen now."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(120_000)
@@ -210,6 +211,12 @@ def test_on_a_projector_the_dissimilarity_page_opens_on_its_matrices(browser, ap
         for chart in page.locator(".js-plotly-plot").all()[:2]:  # the two matrices
             box = chart.bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        # the Data page: the scatter first, the size tiles under it (they pushed its axis off)
+        open_presenting(page, app_url + "/data?ds=usps&present=1")
+        scatter = page.locator(".js-plotly-plot").first.bounding_box()
+        assert scatter["y"] >= 0 and scatter["y"] + scatter["height"] <= 800, scatter
+        tile = page.get_by_test_id("stMetric").first.bounding_box()
+        assert tile["y"] > scatter["y"] + scatter["height"] - 1
     finally:
         context.close()
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.datasets.sampling import subsample_indices
-from metriclab.ui.shared import session_data
+from metriclab.ui.shared import presentation, session_data
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DATA_KEY, GENERATOR_PREFIX, DataRef
@@ -107,6 +107,15 @@ def share_controls(key: str) -> None:
         st.rerun()
 
 
+def _size_tiles(ds, box) -> None:
+    """The data set's points, features, classes and image shape, as four tiles."""
+    cols = box.columns(4)
+    cols[0].metric("points", ds.n_samples)
+    cols[1].metric("features", ds.n_features)
+    cols[2].metric("classes", ds.n_classes)
+    cols[3].metric("images", "×".join(map(str, ds.image_shape)) if ds.image_shape else "no")
+
+
 def render() -> None:
     """The page below its title (pages/data.py calls it)."""
     explainer(
@@ -138,12 +147,8 @@ def render() -> None:
         st.markdown(ds.description)
     if ds.source:
         st.caption(f"Source: {ds.source}")
-    cols = st.columns(4)
-    cols[0].metric("points", ds.n_samples)
-    cols[1].metric("features", ds.n_features)
-    cols[2].metric("classes", ds.n_classes)
-    cols[3].metric("images", "×".join(map(str, ds.image_shape)) if ds.image_shape else "no")
-
+    # on a projector the picture comes first, the counts under it (the scatter fits the screen)
+    tiles = st.container() if not presentation.active() else None
     left, right = st.columns([2, 1])
     with right:
         draw_chart(st, plots.class_counts_bar(ds.class_counts()), key="counts")
@@ -161,6 +166,7 @@ def render() -> None:
             marker_size=6,
         )
         draw_chart(st, fig, key="pca_scatter")
+    _size_tiles(ds, tiles if tiles is not None else st.container())
 
     if ds.image_shape is not None:
         rng = np.random.default_rng(0)
