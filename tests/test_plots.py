@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from scipy.stats import ortho_group
 
@@ -439,3 +440,41 @@ def test_a_dense_sets_compact_class_is_drawn_last_and_named_as_crowded():
     assert fig.data[-1].legendrank == 1002  # the legend stays in class order
     found = plots.crowded_classes(Z, y, ["a", "b", "tight"], (-4, 4), (-4, 4))
     assert [name for name, *_ in found] == ["tight"] and found[0][1] == 1000
+
+
+def _many_classes_figure(n_classes, names=None, title="an embedding"):
+    rng = np.random.default_rng(0)
+    y = np.arange(20 * n_classes) % n_classes
+    Z = rng.normal(size=(y.size, 2)) + y[:, None]
+    labeled = np.arange(y.size) % 7 == 0
+    return plots.embedding_scatter(Z, y, labeled=labeled, target_names=names, title=title)
+
+
+def _plot_height(fig):
+    return fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+
+
+def test_a_legend_that_does_not_fit_beside_the_plot_goes_under_it_in_rows():
+    """Plotly scrolls a legend taller than the plot and hides its last entries: 15 soybean classes
+    (and 10 digits with the labelled points' key at a projector's font) showed colours that nothing
+    explained. Such a legend goes under the plot in rows, the figure taller by them, the plot the
+    same size; a legend that fits stays beside the plot, untouched."""
+    few = _many_classes_figure(3)
+    assert few.layout.legend.orientation is None and few.layout.height == 460
+    names = [f"a-longish-class-name-{c}" for c in range(15)]
+    many = _many_classes_figure(15, names)
+    assert many.layout.legend.orientation == "h" and many.layout.legend.yanchor == "top"
+    assert many.layout.height > 460 and many.layout.legend.y < 0  # under the x axis
+    base = plots.fit_legend(_many_classes_figure(3))  # again: nothing changes
+    assert base.layout.height == 460
+    again = plots.fit_legend(go.Figure(many))  # idempotent: the rows are not added twice
+    assert again.layout.height == many.layout.height
+    assert _plot_height(again) == _plot_height(few)  # the plot keeps its size
+    # a projector's font: the digits' 11 entries no longer fit beside the plot, in rows there
+    digits = _many_classes_figure(10)
+    assert digits.layout.legend.orientation is None  # 12 px: they fit
+    big = plots.fit_legend(go.Figure(digits), font_size=20, width=1150, height=560)
+    assert big.layout.legend.orientation == "h" and big.layout.height > 560
+    assert big.layout.legend.font.size == 16  # smaller in rows, so that the screen holds them
+    back = plots.fit_legend(go.Figure(big), font_size=12, width=560, height=460)
+    assert back.layout.legend.orientation is None and back.layout.height == 460

@@ -43,6 +43,69 @@ def top_margin(title: str | None, lines: int = 1) -> int:
     return TOOLBAR_PX + 30 * lines + 6 if title else 10
 
 
+# a legend entry's height in px for a font of f px: 1.25 f + 14 (12 px: 29, 20 px: 39 in Chromium),
+# and the x axis's ticks and title under the plot: 3.25 f + 30 (12 px: 69, 20 px: 95)
+LEGEND_ENTRY_PX = (1.25, 14.0)
+AXIS_BELOW_PX = (3.25, 30.0)
+_LEGEND_ADDED = "legend_rows_px"  # layout.meta: the height fit_legend added under the plot
+_LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor", "entrywidth", "entrywidthmode")
+
+
+def fit_legend(
+    fig: go.Figure, font_size: float = 12, width: float = 560, height: float | None = None
+) -> go.Figure:
+    """The legend in rows under the plot when its entries do not fit beside it, the figure that
+    much taller (the plot keeps its size): Plotly scrolls a legend taller than the plot and hides
+    its last entries, so 15 soybean classes, or 10 digits and the labelled points' key at a
+    projector's font, showed classes whose colour nothing explained. In rows the legend's font is
+    at most 0.8 × `font_size` (at least 12 px), so that a projector's screen holds them.
+    `font_size`: the chart's font in px; `width`: about the width the chart is drawn at; `height`:
+    the figure's height without rows (default: its height less what an earlier call added).
+    Returns `fig`, changed in place."""
+    layout = fig.layout
+    meta = layout.meta if isinstance(layout.meta, dict) else {}
+    added = float(meta.get(_LEGEND_ADDED, 0.0))
+    height = float(height if height is not None else (layout.height or 450) - added)
+    bottom = float(layout.margin.b if layout.margin.b is not None else 40) - added
+    top = float(layout.margin.t if layout.margin.t is not None else 40)
+    names = [
+        str(t.name or "")
+        for t in fig.data
+        if t.type in ("scatter", "scattergl") and t.showlegend is not False
+    ]
+    slope, offset = LEGEND_ENTRY_PX
+    below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1])
+    area = height - top - below  # the plot's height once its axis labels are placed
+    entry = slope * font_size + offset
+    if not names or len(names) * entry <= area + entry / 2:  # (half an entry: the padding)
+        if added:  # rows an earlier call made (another font): back beside the plot
+            fig.update_layout(height=height, margin_b=bottom, meta={**meta, _LEGEND_ADDED: 0.0})
+            for key in _LEGEND_ROWS:
+                fig.layout.legend[key] = None
+        return fig
+    font = max(12.0, min(font_size, 0.8 * font_size))
+    entry = slope * font + offset
+    entry_width = 0.6 * font * max(len(n) for n in names) + 40  # marker, gap, text
+    rows = -(-len(names) // max(1, int(width // entry_width)))
+    extra = below - bottom + rows * entry + 10
+    fig.update_layout(
+        height=height + extra,
+        margin_b=bottom + extra,
+        meta={**meta, _LEGEND_ADDED: extra},
+        legend=dict(
+            orientation="h",
+            x=0,
+            xanchor="left",
+            y=-below / (height - top - bottom),  # under the x axis's ticks and title
+            yanchor="top",
+            entrywidth=entry_width,
+            entrywidthmode="pixels",
+            font=dict(size=font),
+        ),
+    )
+    return fig
+
+
 def _layout(fig: go.Figure, title: str | None, height: int = 420) -> go.Figure:
     # No template: Streamlit themes the chart, and applying a plotly template costs ~40 ms a figure.
     fig.update_layout(

@@ -12,6 +12,7 @@ from metriclab.plots.base import (
     _fast_figure,
     align_to,
     class_color,
+    fit_legend,
     normalize_embedding,
     padded_range,
     titled,
@@ -259,7 +260,7 @@ def embedding_scatter(
     if edge.any():
         true = Z if true_coords is None else np.asarray(true_coords, dtype=np.float64)
         traces.append(edge_trace(Z[edge], true[edge], y[edge], index[edge], names))
-    return _fast_figure(traces, layout)
+    return fit_legend(_fast_figure(traces, layout))
 
 
 def labeled_key(marker_size: int = 7, dense: bool = False) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from metriclab import plots
 from metriclab.ui.shared.state import publish, seed_from_url
 
 KEY = "present"  # session-state key and URL parameter
@@ -21,6 +22,7 @@ _KEPT = "_metriclab_present"  # the mode, kept across pages
 CHART_HEIGHT = 560
 STRIP_HEIGHT = 380  # a 1-D strip (drawn 300 px tall off a projector): rows of classes, not a plane
 CHART_FONT = 20  # px, plotly's own default is 12
+SCREEN_WIDTH = 1150  # px: about the width of the main chart on a 1280-px projector
 STYLE = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -106,4 +108,5 @@ def fit_screen(fig: go.Figure) -> go.Figure:
         size = getattr(trace.marker, "size", None) if trace.type == "scatter" else None
         if isinstance(size, int | float):
             trace.marker.size = size * 1.6
-    return fig
+    # the legend at this font: in rows under the plot where it would not fit beside it
+    return plots.fit_legend(fig, CHART_FONT, SCREEN_WIDTH, fig.layout.height)
