@@ -478,3 +478,6 @@ def test_a_legend_that_does_not_fit_beside_the_plot_goes_under_it_in_rows():
     assert big.layout.legend.font.size == 16  # smaller in rows, so that the screen holds them
     back = plots.fit_legend(go.Figure(big), font_size=12, width=560, height=460)
     assert back.layout.legend.orientation is None and back.layout.height == 460
+    # rows as Plotly packs the entries: the ten digits and the key in one row on a projector
+    one_row = plots.fit_legend(go.Figure(digits), font_size=20, width=1150, height=560)
+    assert one_row.layout.height - 560 < 2 * (1.25 * 16 + 14) + 95

@@ -48,7 +48,7 @@ def top_margin(title: str | None, lines: int = 1) -> int:
 LEGEND_ENTRY_PX = (1.25, 14.0)
 AXIS_BELOW_PX = (3.25, 30.0)
 _LEGEND_ADDED = "legend_rows_px"  # layout.meta: the height fit_legend added under the plot
-_LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor", "entrywidth", "entrywidthmode")
+_LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor")
 
 
 def fit_legend(
@@ -85,8 +85,7 @@ def fit_legend(
         return fig
     font = max(12.0, min(font_size, 0.8 * font_size))
     entry = slope * font + offset
-    entry_width = 0.6 * font * max(len(n) for n in names) + 40  # marker, gap, text
-    rows = -(-len(names) // max(1, int(width // entry_width)))
+    rows = _rows(names, font, width)
     extra = below - bottom + rows * entry + 10
     fig.update_layout(
         height=height + extra,
@@ -98,12 +97,22 @@ def fit_legend(
             xanchor="left",
             y=-below / (height - top - bottom),  # under the x axis's ticks and title
             yanchor="top",
-            entrywidth=entry_width,
-            entrywidthmode="pixels",
             font=dict(size=font),
         ),
     )
     return fig
+
+
+def _rows(names: list[str], font: float, width: float) -> int:
+    """The rows a horizontal legend of `names` takes in `width` px, its entries packed in order as
+    Plotly packs them (an entry: its marker, a gap and about 0.6 × font px a character)."""
+    rows, used = 1, 0.0
+    for name in names:
+        size = 0.6 * font * len(name) + 40
+        if used and used + size > width:
+            rows, used = rows + 1, 0.0
+        used += size
+    return rows
 
 
 def _layout(fig: go.Figure, title: str | None, height: int = 420) -> go.Figure:

@@ -355,11 +355,13 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
         yaxis_showticklabels=panel.coords.shape[1] == 1,  # shows the scale, a strip its classes
         dragmode="select",  # a drag selects (the linked view's gesture); zoom is on the toolbar
         uirevision=f"linked-{position}",
+        meta=None,  # the column's own legend and margins: not the rows `fit_legend` had added
     )
     return fig
 
 
 CHART_HEIGHT, STRIP_HEIGHT = 400, 300  # px: three views and their legends on a 1280×800 screen
+PANEL_WIDTH = 280  # px: about a view's width on a projector, four side by side (its legend's rows)
 
 
 # Where per-panel extra traces go (issue 37 item 2, ui/embed/new_points.py): each callable gets a
@@ -650,7 +652,7 @@ def _draw_panel(
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
-        presentation.fit_screen(panel.figure),
+        presentation.fit_screen(panel.figure, width=PANEL_WIDTH),
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),

@@ -91,9 +91,10 @@ def controls() -> bool:
     return on
 
 
-def fit_screen(fig: go.Figure) -> go.Figure:
+def fit_screen(fig: go.Figure, width: float = SCREEN_WIDTH) -> go.Figure:
     """The figure drawn for a projector when presentation mode is on (taller, larger text and
-    markers); unchanged otherwise."""
+    markers; `width`: about the px it is drawn across, for its legend's rows); unchanged
+    otherwise."""
     if not active():
         return fig
     fig = go.Figure(fig)
@@ -109,4 +110,4 @@ def fit_screen(fig: go.Figure) -> go.Figure:
         if isinstance(size, int | float):
             trace.marker.size = size * 1.6
     # the legend at this font: in rows under the plot where it would not fit beside it
-    return plots.fit_legend(fig, CHART_FONT, SCREEN_WIDTH, fig.layout.height)
+    return plots.fit_legend(fig, CHART_FONT, width, fig.layout.height)
