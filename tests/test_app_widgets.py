@@ -154,3 +154,17 @@ def test_a_wrong_link_value_is_named():
         0,
         (),
     )
+
+
+def test_a_value_not_among_options_that_include_auto_goes_to_the_nearest_not_to_auto():
+    """An option may be None ("auto"): a value a page no longer offers goes to the nearest option
+    (or a `near` stand-in that is one), never to None because no stand-in was named."""
+    from metriclab.ui.shared.state import Rule, _still_allowed, validate_rule
+
+    plain = Rule(None, [None, 1.0, 2.0], label="Width")
+    assert _still_allowed(1.9, plain, "w")[0] == 2.0
+    named = Rule("a", ["a", "b"], label="Set", near={"big": "b", "odd": "zzz"}.get)
+    assert _still_allowed("big", named, "s")[0] == "b"
+    assert _still_allowed("odd", named, "s")[0] == "a"  # a stand-in that is no option: default
+    assert _still_allowed("other", named, "s")[0] == "a"
+    assert validate_rule("big", named)[0] == "b"

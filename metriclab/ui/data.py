@@ -147,8 +147,7 @@ def render() -> None:
         st.markdown(ds.description)
     if ds.source:
         st.caption(f"Source: {ds.source}")
-    # on a projector the picture comes first, the counts under it (the scatter fits the screen)
-    tiles = st.container() if not presentation.active() else None
+    above = st.container()  # the size tiles, above the charts
     left, right = st.columns([2, 1])
     with right:
         draw_chart(st, plots.class_counts_bar(ds.class_counts()), key="counts")
@@ -166,7 +165,8 @@ def render() -> None:
             marker_size=6,
         )
         draw_chart(st, fig, key="pca_scatter")
-    _size_tiles(ds, tiles if tiles is not None else st.container())
+    # on a projector the picture comes first, the tiles under it (the scatter fits the screen)
+    _size_tiles(ds, st.container() if presentation.active() else above)
 
     if ds.image_shape is not None:
         rng = np.random.default_rng(0)

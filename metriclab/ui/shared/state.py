@@ -143,8 +143,8 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
         value = rule.parse(text) if rule.parse else decode_like(text, example)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         reason = str(exc) if isinstance(exc, URLValueError) else f"{_shown(text)} is not valid"
-        near = rule.near(text) if rule.near is not None else None
-        if options is not None and near is not None and near in options:
+        near = _stand_in(rule, text)
+        if near is not _NO_STAND_IN:
             return near, f"{reason}; using {show(near)}"
         return default, f"{reason}; using the default {show(default)}"
     if _is_number(value) and not math.isfinite(value):
@@ -161,6 +161,9 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
         try:
             return nearest_option(value, options), None
         except URLValueError as exc:
+            near = _stand_in(rule, value)
+            if near is not _NO_STAND_IN:
+                return near, f"{exc}; using {show(near)}"
             return default, f"{exc}; using the default {show(default)}"
     return _clamped(
         value,
@@ -253,6 +256,18 @@ def seed_widget(key: str, rule: Rule) -> None:
     _show_notice(key, notices)
 
 
+_NO_STAND_IN = object()
+
+
+def _stand_in(rule: Rule, value: Any) -> Any:
+    """`rule.near(value)` where it names one of the options, else _NO_STAND_IN (an option may be
+    None: "auto")."""
+    if rule.near is None or rule.options is None:
+        return _NO_STAND_IN
+    near = rule.near(value)
+    return near if near is not None and near in rule.options else _NO_STAND_IN
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal values (numbers by value; a flag is not a number)."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -295,8 +310,8 @@ def _still_allowed(value: Any, rule: Rule, key: str) -> tuple[Any, str | None]:
             )
         if value in options:
             return value, None
-        near = rule.near(value) if rule.near is not None else None
-        if near not in options:
+        near = _stand_in(rule, value)
+        if near is _NO_STAND_IN:
             try:
                 near = nearest_option(value, options)
             except URLValueError:
