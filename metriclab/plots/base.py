@@ -83,7 +83,7 @@ def fit_legend(
             for key in _LEGEND_ROWS:
                 fig.layout.legend[key] = None
         return fig
-    font = max(12.0, min(font_size, 0.8 * font_size))
+    font = max(12.0, 0.8 * font_size)
     entry = slope * font + offset
     rows = _rows(names, font, width)
     extra = below - bottom + rows * entry + 10

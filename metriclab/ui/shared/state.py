@@ -143,10 +143,7 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
         value = rule.parse(text) if rule.parse else decode_like(text, example)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         reason = str(exc) if isinstance(exc, URLValueError) else f"{_shown(text)} is not valid"
-        near = _stand_in(rule, text)
-        if near is not _NO_STAND_IN:
-            return near, f"{reason}; using {show(near)}"
-        return default, f"{reason}; using the default {show(default)}"
+        return _instead(rule, text, reason, show)
     if _is_number(value) and not math.isfinite(value):
         return default, f"{_shown(text)} is not a finite number; using the default {show(default)}"
     if options is not None:
@@ -161,10 +158,7 @@ def validate_rule(text: str, rule: Rule) -> tuple[Any, str | None]:
         try:
             return nearest_option(value, options), None
         except URLValueError as exc:
-            near = _stand_in(rule, value)
-            if near is not _NO_STAND_IN:
-                return near, f"{exc}; using {show(near)}"
-            return default, f"{exc}; using the default {show(default)}"
+            return _instead(rule, value, str(exc), show)
     return _clamped(
         value,
         (low, high),
@@ -266,6 +260,15 @@ def _stand_in(rule: Rule, value: Any) -> Any:
         return _NO_STAND_IN
     near = rule.near(value)
     return near if near is not None and near in rule.options else _NO_STAND_IN
+
+
+def _instead(rule: Rule, value: Any, reason: str, show: Callable[[Any], str]) -> tuple[Any, str]:
+    """A link's value the widget cannot take: its stand-in where `rule` names one, else the
+    default, with the notice saying which and why."""
+    near = _stand_in(rule, value)
+    if near is not _NO_STAND_IN:
+        return near, f"{reason}; using {show(near)}"
+    return rule.default, f"{reason}; using the default {show(rule.default)}"
 
 
 def _same(a: Any, b: Any) -> bool:
