@@ -170,3 +170,36 @@ def test_a_sidebar_trip_and_back_keeps_the_linked_views_selection_and_held_out_s
     )
     assert held_out == [45, 45, 45]  # 30 % of iris's 150, in every view
     no_red_box(page)
+
+
+# Per chart: the plot's height, the legend's scrollbar (its height; 0 when none), the legend's
+# entries and the distinct colours of the class traces.
+LEGENDS_JS = (
+    """() => """
+    + CHARTS_JS
+    + """.map(g => {
+    const bar = g.querySelector('.legend .scrollbar');
+    const classes = (g._fullData || []).filter(t => t.legendgroup !== 'labeled' &&
+        t.showlegend !== false && typeof t.marker.color === 'string' && t.customdata);
+    return {plot: g.querySelector('.nsewdrag').getBoundingClientRect().height,
+            scroll: bar ? bar.getBBox().height : 0,
+            entries: g.querySelectorAll('.legend .traces').length,
+            classes: classes.length, colours: new Set(classes.map(t => t.marker.color)).size};
+})"""
+)
+
+
+def test_fifteen_classes_in_three_views_each_legend_whole_under_a_full_size_plot(page, app_url):
+    """Soybean's 15 classes in three linked views at 1280×800: Plotly squashed each plot to 112 px
+    under a legend it scrolled (its last classes hidden), and five pairs of classes shared a colour
+    (ten colours). Now every legend is whole (no scrollbar), the plots keep their height and the
+    15 classes have 15 colours."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + "/embed?ds=soybean&mode=linked&methods=tdl,le,nca")
+    settled(page)
+    page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
+    for view in page.evaluate(LEGENDS_JS):
+        assert view["scroll"] == 0, view
+        assert view["entries"] >= 16 and view["plot"] >= 240, view  # 15 classes and the key
+        assert view["classes"] == 15 and view["colours"] == 15, view
+    no_red_box(page)

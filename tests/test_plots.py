@@ -481,3 +481,27 @@ def test_a_legend_that_does_not_fit_beside_the_plot_goes_under_it_in_rows():
     # rows as Plotly packs the entries: the ten digits and the key in one row on a projector
     one_row = plots.fit_legend(go.Figure(digits), font_size=20, width=1150, height=560)
     assert one_row.layout.height - 560 < 2 * (1.25 * 16 + 14) + 95
+
+
+def test_under_puts_even_a_short_legend_in_rows_and_reserves_no_axis_room_an_axis_lacks():
+    """A linked view's column is too narrow for a legend beside its plot: `under` puts even three
+    classes in rows under it, the plot keeping its height; with the x axis's ticks and title off,
+    no room is kept for them (the rows start under the plot)."""
+    few = _many_classes_figure(3)
+    few.update_layout(xaxis_showticklabels=False, xaxis_title_text=None, margin_b=10)
+    plot = _plot_height(few)
+    rows = plots.fit_legend(go.Figure(few), width=280, under=True)
+    assert rows.layout.legend.orientation == "h" and rows.layout.legend.maxheight == 1
+    assert _plot_height(rows) == plot and rows.layout.height > few.layout.height
+    added = rows.layout.height - few.layout.height  # rows only: no 69 px for an axis's labels
+    assert added < 3 * (1.25 * 12 + 14) + 11
+    assert plots.height_without_rows(rows) == few.layout.height
+    again = plots.fit_legend(go.Figure(rows), width=280, under=True)
+    assert again.layout.height == rows.layout.height  # idempotent
+
+
+def test_fifteen_classes_have_fifteen_colours():
+    """Soybean's 15 classes: with ten colours five pairs of classes were drawn alike."""
+    assert len({plots.class_color(c) for c in range(15)}) == 15
+    assert len(set(plots.PALETTE)) == len(plots.PALETTE) == 18
+    assert plots.class_color(18) == plots.class_color(0)  # past 18 they repeat

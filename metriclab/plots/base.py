@@ -20,10 +20,21 @@ PALETTE = (
     "#7f7f7f",
     "#bcbd22",
     "#17becf",
+    # classes 11-18 (soybean's 15 drew five pairs of classes in one colour with ten): Plotly's
+    # Dark24 colours that stand apart from the ten above
+    "#00a08b",
+    "#750d86",
+    "#b68100",
+    "#fb00d1",
+    "#1616a7",
+    "#862a16",
+    "#6c7c32",
+    "#222a2a",
 )
 
 
 def class_color(c: int) -> str:
+    """Class `c`'s colour: 18 distinct ones, repeated past them."""
     return PALETTE[int(c) % len(PALETTE)]
 
 
@@ -52,7 +63,11 @@ _LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor")
 
 
 def fit_legend(
-    fig: go.Figure, font_size: float = 12, width: float = 560, height: float | None = None
+    fig: go.Figure,
+    font_size: float = 12,
+    width: float = 560,
+    height: float | None = None,
+    under: bool = False,
 ) -> go.Figure:
     """The legend in rows under the plot when its entries do not fit beside it, the figure that
     much taller (the plot keeps its size): Plotly scrolls a legend taller than the plot and hides
@@ -60,12 +75,13 @@ def fit_legend(
     projector's font, showed classes whose colour nothing explained. In rows the legend's font is
     at most 0.8 × `font_size` (at least 12 px), so that a projector's screen holds them.
     `font_size`: the chart's font in px; `width`: about the width the chart is drawn at; `height`:
-    the figure's height without rows (default: its height less what an earlier call added).
-    Returns `fig`, changed in place."""
+    the figure's height without rows (default: its height less what an earlier call added);
+    `under`: in rows under the plot however few the entries (a column's chart, too narrow for a
+    legend beside its plot). Returns `fig`, changed in place."""
     layout = fig.layout
     meta = layout.meta if isinstance(layout.meta, dict) else {}
     added = float(meta.get(_LEGEND_ADDED, 0.0))
-    height = float(height if height is not None else (layout.height or 450) - added)
+    height = float(height if height is not None else height_without_rows(fig))
     bottom = float(layout.margin.b if layout.margin.b is not None else 40) - added
     top = float(layout.margin.t if layout.margin.t is not None else 40)
     names = [
@@ -74,10 +90,13 @@ def fit_legend(
         if t.type in ("scatter", "scattergl") and t.showlegend is not False
     ]
     slope, offset = LEGEND_ENTRY_PX
-    below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1])
+    axis = layout.xaxis
+    labelled = axis.showticklabels is not False or bool(axis.title.text)
+    below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1]) if labelled else bottom
     area = height - top - below  # the plot's height once its axis labels are placed
     entry = slope * font_size + offset
-    if not names or len(names) * entry <= area + entry / 2:  # (half an entry: the padding)
+    fits = not under and len(names) * entry <= area + entry / 2  # (half an entry: the padding)
+    if not names or fits:
         if added:  # rows an earlier call made (another font): back beside the plot
             fig.update_layout(height=height, margin_b=bottom, meta={**meta, _LEGEND_ADDED: 0.0})
             for key in _LEGEND_ROWS:
@@ -98,9 +117,16 @@ def fit_legend(
             y=-below / (height - top - bottom),  # under the x axis's ticks and title
             yanchor="top",
             font=dict(size=font),
+            maxheight=1,  # the whole figure's height: Plotly scrolls a row legend past half of it
         ),
     )
     return fig
+
+
+def height_without_rows(fig: go.Figure) -> float:
+    """The figure's height less the legend's rows that `fit_legend` added under its plot."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    return float(fig.layout.height or 450) - float(meta.get(_LEGEND_ADDED, 0.0))
 
 
 def _rows(names: list[str], font: float, width: float) -> int:

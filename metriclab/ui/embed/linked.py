@@ -324,11 +324,11 @@ def short_label(spec) -> str:
     return spec.label.split(" (")[0]
 
 
-def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
+def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figure:
     """The figure of one view (`position` 1 to 4): the aligned embedding coloured by class,
     labelled points outlined, every trace's customdata the data set indices; the points carrying
     a coordinate on the frame's edge as their own trace; a compact layout for a column (the
-    legend under the chart, a drag selects)."""
+    legend in rows under the chart for a column about `width` px wide, a drag selects)."""
     _, ranges = framed(panel.coords)
     keep = np.ones(panel.index.size, bool) if panel.held_out is None else ~panel.held_out
     fig = plots.embedding_scatter(
@@ -346,9 +346,7 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     fig.update_layout(
         height=CHART_HEIGHT if panel.coords.shape[1] > 1 else STRIP_HEIGHT,
         margin=dict(l=10, r=10, t=fig.layout.margin.t, b=10),
-        legend=dict(
-            orientation="h", yanchor="top", y=-0.02, x=0, itemsizing="constant", font_size=11
-        ),
+        legend_itemsizing="constant",
         xaxis_title_text=None,
         yaxis_title_text=None,
         xaxis_showticklabels=False,  # the units are the view's own (unit RMS radius): the grid
@@ -357,11 +355,19 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
         uirevision=f"linked-{position}",
         meta=None,  # the column's own legend and margins: not the rows `fit_legend` had added
     )
-    return fig
+    # the legend in rows under the plot, the figure taller by them: in a column Plotly squashed
+    # the plot under 15 classes' legend (112 px of 400) and scrolled it, hiding classes
+    return plots.fit_legend(fig, width=width, under=True)
 
 
-CHART_HEIGHT, STRIP_HEIGHT = 400, 300  # px: three views and their legends on a 1280×800 screen
-PANEL_WIDTH = 280  # px: about a view's width on a projector, four side by side (its legend's rows)
+# px, the figure without its legend's rows: a plot about 250 (a strip 160) px tall under the title
+CHART_HEIGHT, STRIP_HEIGHT = 336, 246
+
+
+def column_width(n_views: int) -> float:
+    """About the px a view's column is drawn across in a 1280-px window (263 px three in a row,
+    402 px two; a little less, so that a narrower window still holds the legend's rows)."""
+    return 240.0 if n_views == 3 else 360.0
 
 
 # Where per-panel extra traces go (issue 37 item 2, ui/embed/new_points.py): each callable gets a
@@ -640,19 +646,21 @@ ALIGN_CAPTION = (
 
 
 def _draw_panel(
-    panel: Panel, selection: Selection, selected, ds, position: int, test: float
+    panel: Panel, selection: Selection, ds, position: int, test: float, width: float
 ) -> int | None:
-    """Build, extend (held-out and new points, `panel_extras`), highlight the `selected` points of
-    and draw one view; how many of them are in it (None: nothing selected)."""
-    panel.figure = panel_figure(panel, ds, position)
+    """Build, extend (held-out and new points, `panel_extras`), highlight the selection's points of
+    and draw one view (its column about `width` px wide); how many of them are in it (None: nothing
+    selected)."""
+    panel.figure = panel_figure(panel, ds, position, width)
     guarded(new_point_traces, panel, test, panel.request.split.seed, context="new points")
     panel_extras(panel)
     names = [str(t) for t in ds.target_names]
+    selected = selection.indices
     shown = highlight(panel, selected, names, ds.y) if selected.size else None
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
-        presentation.fit_screen(panel.figure, width=PANEL_WIDTH),
+        presentation.fit_screen(panel.figure, width=width, under=True),
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),
@@ -727,7 +735,8 @@ def linked_view(page: EmbedPage) -> None:
             panel = Panel(request, shown_result, aligned, aligned.apply(shown_result.Z), kept,
                           held_out=held_out)  # fmt: skip
             reference = panel.coords if reference is None else reference
-            shown = _draw_panel(panel, selection, selected, ds, position, test)
+            width = column_width(len(methods))
+            shown = _draw_panel(panel, selection, ds, position, test, width)
             _panel_notes(panel, ds, position, shown, test)
             panels.append(panel)
             positions.append(position)

@@ -91,14 +91,15 @@ def controls() -> bool:
     return on
 
 
-def fit_screen(fig: go.Figure, width: float = SCREEN_WIDTH) -> go.Figure:
+def fit_screen(fig: go.Figure, width: float = SCREEN_WIDTH, under: bool = False) -> go.Figure:
     """The figure drawn for a projector when presentation mode is on (taller, larger text and
-    markers; `width`: about the px it is drawn across, for its legend's rows); unchanged
+    markers; `width`: about the px it is drawn across, for its legend's rows; `under`: the legend
+    in rows under the plot however few its entries, as `plots.fit_legend`); unchanged
     otherwise."""
     if not active():
         return fig
     fig = go.Figure(fig)
-    strip = (fig.layout.height or CHART_HEIGHT) <= 300
+    strip = plots.height_without_rows(fig) <= 300
     fig.update_layout(
         height=STRIP_HEIGHT if strip else CHART_HEIGHT,
         font={"size": CHART_FONT},
@@ -110,4 +111,4 @@ def fit_screen(fig: go.Figure, width: float = SCREEN_WIDTH) -> go.Figure:
         if isinstance(size, int | float):
             trace.marker.size = size * 1.6
     # the legend at this font: in rows under the plot where it would not fit beside it
-    return plots.fit_legend(fig, CHART_FONT, width, fig.layout.height)
+    return plots.fit_legend(fig, CHART_FONT, width, fig.layout.height, under)
