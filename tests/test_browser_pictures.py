@@ -24,6 +24,12 @@ CHART_JS = """(index) => { const g = document.querySelectorAll('.js-plotly-plot'
           title: L.title && L.title.text || ''}; }"""
 
 
+# A heatmap's size and its axes' ranges as drawn.
+MATRIX_JS = """(index) => { const g = document.querySelectorAll('.js-plotly-plot')[index];
+  const t = g._fullData.find(t => t.type === 'heatmap'), L = g._fullLayout;
+  return {n: t.z.length, x: L.xaxis.range.slice(), y: L.yaxis.range.slice()}; }"""
+
+
 def chart(page, index: int = 0) -> dict:
     page.wait_for_selector(".js-plotly-plot")
     return page.evaluate(CHART_JS, index)
@@ -211,6 +217,12 @@ def test_on_a_projector_dissimilarity_and_data_open_on_their_pictures(browser, a
         for chart in page.locator(".js-plotly-plot").all()[:2]:  # the two matrices
             box = chart.bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        # each matrix's axes end at its last point: the x axis ran on past it (square cells
+        # widened the range: a 118-point matrix on an axis to 160)
+        for index in range(2):
+            drawn = page.evaluate(MATRIX_JS, index)
+            assert drawn["x"] == pytest.approx([-0.5, drawn["n"] - 0.5], abs=1e-6), drawn
+            assert sorted(drawn["y"]) == pytest.approx([-0.5, drawn["n"] - 0.5], abs=1e-6), drawn
         # the Data page: the scatter first, the size tiles under it (they pushed its axis off)
         open_presenting(page, app_url + "/data?ds=usps&present=1")
         scatter = page.locator(".js-plotly-plot").first.bounding_box()

@@ -65,8 +65,12 @@ def matrix_heatmap(
     for b in np.flatnonzero(np.diff(ys)) + 0.5:
         fig.add_hline(y=b, line=dict(color="white", width=1))
         fig.add_vline(x=b, line=dict(color="white", width=1))
-    fig.update_yaxes(autorange="reversed", title="point (sorted by class)", scaleanchor="x")
-    fig.update_xaxes(title="point (sorted by class)")
+    # square cells: the plot narrows to the matrix (constrain) rather than the x axis running on
+    # past its last point (a 118-point matrix drawn on an axis to 160)
+    fig.update_yaxes(
+        autorange="reversed", title="point (sorted by class)", scaleanchor="x", constrain="domain"
+    )
+    fig.update_xaxes(title="point (sorted by class)", constrain="domain")
     return _layout(fig, title, height=420)
 
 
