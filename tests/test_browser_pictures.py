@@ -87,6 +87,24 @@ def test_a_coordinate_carried_by_few_points_is_said_and_the_bulk_is_shown(page, 
     assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in everything)
 
 
+def test_a_bulk_at_one_position_is_not_framed_as_if_it_had_structure(page, app_url):
+    """Laplacian Eigenmaps on yeast: 33 points carry both axes and the other 1,451 sit at one
+    position (a spread of 5e-12). The zoom framed that spread (ticks at -0.0998278401 ...), drawing
+    rounding as if it were structure; now every point is drawn where it lies and the note says
+    where the others sit."""
+    open_page(page, f"{app_url}/embed?ds=yeast&method=le")
+    page.wait_for_selector(".js-plotly-plot")
+    drawn = chart(page)
+    assert not any(t["name"].startswith("drawn at the chart's edge") for t in drawn["traces"])
+    everything = [p for t in drawn["traces"] if t["x"] for p in points(t)]
+    (x0, x1), (y0, y1) = drawn["x"], drawn["y"]
+    assert x1 - x0 > 1 and y1 - y0 > 1, drawn["x"]  # the embedding's scale, not 1e-11
+    assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in everything)
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert "the other 1,451 sit at one position" in text, text[-3000:]
+    assert "the view is not narrowed to them" in text
+
+
 # 2. each scrub frame shows the spread its accuracy is computed on --------------------------------
 
 

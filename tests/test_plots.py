@@ -314,6 +314,23 @@ def test_a_coordinate_held_by_a_few_points_is_found_and_a_cloud_has_none():
     assert lo < Z[found[0].rest, 0].min() and hi > Z[found[0].rest, 0].max() and hi < 1
 
 
+def test_a_bulk_at_one_position_is_not_framed():
+    """The others at one position (a spread under a millionth of the coordinate's, the collapse
+    check's tolerance): the frame is the whole coordinate's, not a window on rounding."""
+    rng = np.random.default_rng(0)
+    Z = np.full((300, 2), -0.0998) + rng.normal(scale=1e-12, size=(300, 2))
+    Z[:10, 0] = 5.0
+    Z[10:14, 1] = 5.0
+    found = {c.axis: c for c in plots.coordinate_carriers(Z)}
+    assert found[0].bulk_at_one_position(Z) and found[1].bulk_at_one_position(Z)
+    for axis in (0, 1):
+        assert plots.bulk_range(Z, list(found.values()), axis) == plots.padded_range(Z[:, axis])
+    Z[10:, 0] += rng.normal(scale=1e-3, size=290)  # a real spread: framed as before
+    found = {c.axis: c for c in plots.coordinate_carriers(Z)}
+    assert not found[0].bulk_at_one_position(Z)
+    assert plots.bulk_range(Z, [found[0]], 0)[1] < 1
+
+
 def _carriers_by_full_sort(Z, share=plots.base.CARRIED_SHARE, few=plots.base.FEW_POINTS, rounds=4):
     """`coordinate_carriers` as it was, every coordinate sorted in full: the reference."""
     n = Z.shape[0]

@@ -221,6 +221,7 @@ def merge_ranges(old: tuple[float, float] | None, new: tuple[float, float]) -> t
 # Coordinates carried by a few points (localised eigenvectors)
 # --------------------------------------------------------------------------------------------------
 
+SAME_POSITION = 1e-6  # points closer than this share of a coordinate's spread are at one position
 CARRIED_SHARE = 0.9  # a coordinate is carried by the fewest points that hold this share of it...
 FEW_POINTS = 0.05  # ...when they are at most this share of the points (at least one point)
 
@@ -241,6 +242,12 @@ class Carried:
         keep = np.ones(self.n_points, dtype=bool)
         keep[self.index] = False
         return keep
+
+    def bulk_at_one_position(self, Z: np.ndarray) -> bool:
+        """Whether the others sit at one position of this coordinate of `Z`: their spread under
+        SAME_POSITION of the whole coordinate's (the collapse check's tolerance)."""
+        z = np.asarray(Z, dtype=np.float64)[:, self.axis]
+        return bool(np.ptp(z[self.rest]) <= SAME_POSITION * np.ptp(z))
 
 
 def coordinate_carriers(
@@ -300,9 +307,11 @@ def _largest_first(values: np.ndarray, count: int) -> np.ndarray:
 
 def bulk_range(Z: np.ndarray, carried: list[Carried], axis: int) -> tuple[float, float]:
     """The padded range of the points that do not carry coordinate `axis` (all of them when none
-    does): the view that shows the bulk."""
+    does): the view that shows the bulk. The whole coordinate's range where the bulk sits at one
+    position (`Carried.bulk_at_one_position`): a frame that narrow drew rounding as if it were
+    structure (LE on yeast: 1,451 points framed within 1e-11, on ticks no one could read)."""
     z = np.asarray(Z, dtype=np.float64)[:, axis]
     for c in carried:
-        if c.axis == axis:
+        if c.axis == axis and not c.bulk_at_one_position(Z):
             return padded_range(z[c.rest])
     return padded_range(z)

@@ -212,10 +212,15 @@ def carried_caption(carried, moved: np.ndarray, Z: np.ndarray, ds, zoomed: bool)
         first = ", ".join(f"point {i} ({names[ds.y[i]]}) at {z[i]:.3g}" for i in c.index[:3]) + (
             "…" if len(c.index) > 3 else ""
         )
+        where = (
+            f"sit at one position, {float(np.median(rest)):.3g} (their spread, "
+            f"{float(np.ptp(rest)):.1e}, is under a millionth of the axis's)"
+            if c.bulk_at_one_position(Z)
+            else f"lie within [{rest.min():.3g}, {rest.max():.3g}]"
+        )
         parts.append(
             f"{len(c.index)} point(s) carry {100 * c.share:.1f}% of axis {c.axis + 1} (its squared "
-            f"spread about the median): {first}; the other {int(c.rest.sum()):,} lie within "
-            f"[{rest.min():.3g}, {rest.max():.3g}]"
+            f"spread about the median): {first}; the other {int(c.rest.sum()):,} {where}"
         )
     text = (
         "; ".join(parts)
@@ -229,7 +234,12 @@ def carried_caption(carried, moved: np.ndarray, Z: np.ndarray, ds, zoomed: bool)
             "chart's edge as open triangles (their own trace; hover one for where it lies). "
             "Switch off **Zoom to the bulk** to draw every point where it lies."
         )
-    elif not zoomed:
+    elif zoomed:  # the bulk at one position on every carried axis: nothing to frame
+        text += (
+            " The others sit at one position, so the view is not narrowed to them: every point "
+            "is drawn where it lies."
+        )
+    else:
         text += " Every point is drawn where it lies; **Zoom to the bulk** frames the others."
     return text + " The 1-NN scores above count every point where it really lies."
 

@@ -14,6 +14,7 @@ from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
 from metriclab.eigen import DENSE_MAX_POINTS
 from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
+from metriclab.plots.base import SAME_POSITION
 from metriclab.preprocess import scale_features
 
 # Learned state shown on the pages when an estimator has it.
@@ -66,7 +67,7 @@ def spectrum_of(estimator, n_points: int) -> np.ndarray | None:
     return np.asarray(estimator.spectrum(count), dtype=np.float64)
 
 
-def distinct_positions(Z: np.ndarray, rel_tol: float = 1e-6) -> int:
+def distinct_positions(Z: np.ndarray, rel_tol: float = SAME_POSITION) -> int:
     """How many different points `Z` holds, positions closer than rel_tol × its spread counted once."""
     Z = np.asarray(Z, dtype=np.float64)
     if Z.shape[0] == 0:
