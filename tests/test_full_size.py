@@ -261,6 +261,17 @@ def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
                 full_size.full_fit((ds, mask), request)
         else:
             assert full_size.full_fit((ds, mask), request).Z.shape == (600, 2)
+    # a graph in pieces (no edge at all between them): more neighbours, not another scaling or
+    # width, is what links it (musk2's 10-NN graph: 36 pieces; the message named the wrong remedy)
+    apart = np.vstack([X, X[:40] + [0.0, 100.0]])  # a copy of 40 points, far away: its own piece
+    ds = Dataset(apart, np.r_[y, y[:40]], "two_moons", ["x", "y"], ["upper", "lower"])
+    W, _ = full_size.build_graph(apart, "knn", n_neighbors=10)
+    assert full_size.unlinked_points(W) == (40, 2)
+    full_size.graph_of.clear()
+    with pytest.raises(ValueError, match="40 of the 640 points have no path") as refused:
+        full_size.full_fit((ds, labeled_mask(ds.y, fraction=0.05, seed=0)), request)
+    assert "choose more graph neighbours" in str(refused.value)
+    assert "scaling" not in str(refused.value)
 
 
 def test_the_full_size_progress_bar_stays_full_so_the_chart_does_not_move(monkeypatch, tmp_path):

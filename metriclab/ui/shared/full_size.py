@@ -101,7 +101,7 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
         _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
         W = (graph_of if source is None else source)(key, ds)
         if request.spec.has("unsupervised"):  # Laplacian Eigenmaps: no label cost to anchor it
-            _refuse_cut_off_points(W[0], W[1], request, ds.n_samples)
+            _refuse_cut_off_points(W[0], W[1], request, ds.n_samples, key.n_neighbors)
         _stage(progress, 2, f"eigensolve: {request.spec.label}")
         return W
 
@@ -130,20 +130,56 @@ def cut_off_points(W) -> int:
     return int(W.shape[0] - np.bincount(labels).max())
 
 
-def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int) -> None:
+def unlinked_points(W) -> tuple[int, int]:
+    """(points with no path to the largest component of the graph, its number of components):
+    cut off whatever the weights, e.g. musk2's 10-NN graph, 36 pieces of conformations of the same
+    molecules that are one another's nearest neighbours."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    W = csr_matrix(W)
+    pieces, labels = connected_components(W, directed=False)
+    return int(W.shape[0] - np.bincount(labels).max()), int(pieces)
+
+
+def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int, n_neighbors: int) -> None:
     """Laplacian Eigenmaps' smallest eigenvectors on a graph with cut-off points are those
     points' indicators, at eigenvalues near 0 that Lanczos separates only after minutes (bench/
-    README.md): a reason and a remedy instead."""
+    README.md): a reason and the remedy for it instead (more neighbours for a graph in pieces,
+    another scaling or width for edges that underflow)."""
     cut = cut_off_points(W)
-    if cut:
+    if not cut:
+        return
+    unlinked, pieces = unlinked_points(W)
+    single_out = (
+        "The smallest eigenvectors would only single those points out, after minutes of "
+        "eigensolving: "
+    )
+    if unlinked:
+        light = cut - unlinked
         raise ValueError(
-            f"{cut:,} of the {n:,} points are cut off from the {request.spec.label} graph: their "
-            f"edges to the rest weigh less than {CUT_OFF:g} of a typical edge at the heat width "
-            f"{width:.3g} ({request.scaling} scaling; a feature that is almost always constant "
-            "becomes huge where it is not). The smallest eigenvectors would only single those "
-            "points out, after minutes of eigensolving: choose another scaling (none or minmax) "
-            "or a larger graph width"
+            f"{unlinked:,} of the {n:,} points have no path to the rest of the "
+            f"{request.spec.label} graph: its {n_neighbors} nearest neighbours per point link it "
+            f"into {pieces} separate pieces (groups of points that are one another's nearest "
+            "neighbours)"
+            + (
+                f", and {light:,} more are linked by edges lighter than {CUT_OFF:g} of a typical "
+                "one"
+                if light
+                else ""
+            )  # fmt: skip
+            + ". "
+            + single_out
+            + "choose more graph neighbours"
         )
+    raise ValueError(
+        f"{cut:,} of the {n:,} points are cut off from the {request.spec.label} graph: their "
+        f"edges to the rest weigh less than {CUT_OFF:g} of a typical edge at the heat width "
+        f"{width:.3g} ({request.scaling} scaling; a feature that is almost always constant "
+        "becomes huge where it is not). "
+        + single_out
+        + "choose another scaling (none or minmax) or a larger graph width"
+    )
 
 
 def capped_fit(request: FitRequest, ds: Dataset, mask: np.ndarray):
