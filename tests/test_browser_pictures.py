@@ -105,6 +105,33 @@ def test_a_bulk_at_one_position_is_not_framed_as_if_it_had_structure(page, app_u
     assert "the view is not narrowed to them" in text
 
 
+# The main chart's legend: its scrollbar's height (0 when none), its entries, and the lowest
+# entry's bottom against the figure's.
+LEGEND_JS = """() => { const g = document.querySelector('.js-plotly-plot');
+  const bar = g.querySelector('.legend .scrollbar'), items = [...g.querySelectorAll('.legend .traces')];
+  return {scroll: bar ? bar.getBBox().height : 0, entries: items.length,
+          lowest: Math.max(...items.map(e => e.getBoundingClientRect().bottom)),
+          bottom: g.getBoundingClientRect().bottom}; }"""
+
+
+@pytest.mark.parametrize(
+    "link, entries",
+    [("/embed?ds=digits&method=tdl", 11), ("/embed?ds=soybean&method=tdl&present=1", 16)],
+)
+def test_the_main_charts_legend_is_whole(page, app_url, link, entries):
+    """Ten digits and the labelled points' key beside the plot: Plotly caps such a legend at the
+    plot's height and scrolled it by a few px (a scrollbar on the Embed page of digits, USPS and
+    yeast); 15 classes on a projector go under the plot in rows. No scrollbar, every entry inside
+    the figure."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + link)
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    legend = page.evaluate(LEGEND_JS)
+    assert legend["scroll"] == 0 and legend["entries"] == entries, legend
+    assert legend["lowest"] <= legend["bottom"], legend
+
+
 # 2. each scrub frame shows the spread its accuracy is computed on --------------------------------
 
 

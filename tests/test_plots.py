@@ -490,6 +490,7 @@ def test_a_legend_that_does_not_fit_beside_the_plot_goes_under_it_in_rows():
     # a projector's font: the digits' 11 entries no longer fit beside the plot, in rows there
     digits = _many_classes_figure(10)
     assert digits.layout.legend.orientation is None  # 12 px: they fit
+    assert digits.layout.legend.maxheight > 11 * (1.25 * 12 + 14)  # beside, unscrolled
     big = plots.fit_legend(go.Figure(digits), font_size=20, width=1150, height=560)
     assert big.layout.legend.orientation == "h" and big.layout.height > 560
     assert big.layout.legend.font.size == 16  # smaller in rows, so that the screen holds them

@@ -59,7 +59,7 @@ def top_margin(title: str | None, lines: int = 1) -> int:
 LEGEND_ENTRY_PX = (1.25, 14.0)
 AXIS_BELOW_PX = (3.25, 30.0)
 _LEGEND_ADDED = "legend_rows_px"  # layout.meta: the height fit_legend added under the plot
-_LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor")
+_LEGEND_ROWS = ("orientation", "x", "xanchor", "y", "yanchor", "maxheight")
 
 
 def fit_legend(
@@ -101,6 +101,10 @@ def fit_legend(
             fig.update_layout(height=height, margin_b=bottom, meta={**meta, _LEGEND_ADDED: 0.0})
             for key in _LEGEND_ROWS:
                 fig.layout.legend[key] = None
+        if names and len(names) * entry > area:  # fits within the slack: the legend may run into
+            # the x axis's band beside the plot rather than scroll (Plotly caps a legend beside the
+            # plot at the plot's height: the digits' 11 entries scrolled by a few px)
+            fig.layout.legend.maxheight = len(names) * entry + entry
         return fig
     font = max(12.0, 0.8 * font_size)
     entry = slope * font + offset
