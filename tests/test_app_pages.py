@@ -37,7 +37,7 @@ def test_data_page_shows_counts_and_pca_scatter_and_follows_the_data_set():
             counts = fig
         else:
             pca = fig
-    assert [int(v) for v in values(counts["data"][0]["y"])] == [100, 100]
+    assert [int(v) for v in values(counts["data"][0]["x"])] == [100, 100]
     assert n_points(pca) == 200
     at.sidebar.selectbox(key="ds").set_value("iris").run()
     assert_clean(at)

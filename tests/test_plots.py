@@ -523,3 +523,18 @@ def test_fifteen_classes_have_fifteen_colours():
     assert len({plots.class_color(c) for c in range(15)}) == 15
     assert len(set(plots.PALETTE)) == len(plots.PALETTE) == 18
     assert plots.class_color(18) == plots.class_color(0)  # past 18 they repeat
+
+
+def test_class_counts_are_horizontal_bars_with_wrapped_names_and_room_for_them():
+    """Glass's class names as rotated x labels took two thirds of a 300-px chart and ran off it
+    (the bars 60 px tall). The names are on the y axis now, wrapped, the chart taller per line."""
+    counts = {"1 building windows, float processed": 70, "2 building windows, non-float": 76}
+    fig = plots.class_counts_bar(counts)
+    (bar,) = fig.data
+    assert bar.orientation == "h" and list(bar.x) == [70, 76]
+    assert [label.replace("<br>", " ") for label in bar.y] == list(counts)
+    assert bar.y[0].count("<br>") == 2
+    assert all(len(line) <= 18 for label in bar.y for line in label.split("<br>"))
+    many = plots.class_counts_bar({f"class {i}": i + 1 for i in range(15)})
+    assert many.layout.height > fig.layout.height >= 300  # room for every name
+    assert list(many.data[0].marker.color) == [plots.class_color(i) for i in range(15)]

@@ -14,18 +14,40 @@ from metriclab.plots.base import _layout, class_color, top_margin
 
 
 def class_counts_bar(counts: dict[str, int], title: str | None = "Points per class") -> go.Figure:
+    """Horizontal bars, one per class in class order, its count at its end: names on the y axis,
+    wrapped, so that long ones (glass's "2 building windows, non-float processed") neither shrink
+    the bars to a sliver nor run off the chart, as rotated x labels did in a third of the page."""
     names = list(counts)
+    labels = [_wrapped(str(n)) for n in names]
+    lines = sum(label.count("<br>") + 1 for label in labels)
     fig = go.Figure(
         go.Bar(
-            x=names,
-            y=[counts[n] for n in names],
+            x=[counts[n] for n in names],
+            y=labels,
+            orientation="h",
             marker_color=[class_color(i) for i in range(len(names))],
             text=[counts[n] for n in names],
-            textposition="auto",
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{x} points<extra></extra>",
         )
     )
-    fig.update_yaxes(title="points")
-    return _layout(fig, title, height=300)
+    fig.update_xaxes(title="points", rangemode="tozero")
+    fig.update_yaxes(autorange="reversed", automargin=True, type="category")
+    per_line, per_bar = 20, 10  # px: a label's line at 12 px, and the gap between two bars
+    height = top_margin(title) + 50 + per_line * lines + per_bar * len(names)
+    return _layout(fig, title, height=max(300, height))
+
+
+def _wrapped(name: str, width: int = 18) -> str:
+    """`name` in lines of at most about `width` characters (at its spaces), joined by <br>."""
+    lines: list[str] = []
+    for word in name.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines) or name
 
 
 def image_grid(
