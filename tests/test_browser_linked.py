@@ -180,26 +180,36 @@ LEGENDS_JS = (
     + """.map(g => {
     const bar = g.querySelector('.legend .scrollbar');
     const classes = (g._fullData || []).filter(t => t.legendgroup !== 'labeled' &&
-        t.showlegend !== false && typeof t.marker.color === 'string' && t.customdata);
+        t.showlegend !== false && t.marker && typeof t.marker.color === 'string' && t.customdata);
     return {plot: g.querySelector('.nsewdrag').getBoundingClientRect().height,
             scroll: bar ? bar.getBBox().height : 0,
             entries: g.querySelectorAll('.legend .traces').length,
+            names: [...g.querySelectorAll('.legend .legendtext')].map(t => t.textContent),
             classes: classes.length, colours: new Set(classes.map(t => t.marker.color)).size};
 })"""
 )
 
 
-def test_fifteen_classes_in_three_views_each_legend_whole_under_a_full_size_plot(page, app_url):
+@pytest.mark.parametrize("held_out", ["", "&test=0.3"])
+def test_fifteen_classes_in_three_views_each_legend_whole_under_a_full_size_plot(
+    page, app_url, held_out
+):
     """Soybean's 15 classes in three linked views at 1280×800: Plotly squashed each plot to 112 px
     under a legend it scrolled (its last classes hidden), and five pairs of classes shared a colour
     (ten colours). Now every legend is whole (no scrollbar), the plots keep their height and the
-    15 classes have 15 colours."""
+    15 classes have 15 colours. With a held-out share, a class whose points were all held out or on
+    the chart's edge lost its entry (charcoal-rot in TDL's view: its colour unexplained)."""
+    from metriclab.datasets import load
+
+    classes = [str(name) for name in load("soybean").target_names]
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(app_url + "/embed?ds=soybean&mode=linked&methods=tdl,le,nca")
+    page.goto(app_url + "/embed?ds=soybean&mode=linked&methods=tdl,le,nca" + held_out)
     settled(page)
     page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
     for view in page.evaluate(LEGENDS_JS):
         assert view["scroll"] == 0, view
         assert view["entries"] >= 16 and view["plot"] >= 240, view  # 15 classes and the key
-        assert view["classes"] == 15 and view["colours"] == 15, view
+        assert set(classes) <= set(view["names"]), view["names"]
+        if not held_out:
+            assert view["classes"] == 15 and view["colours"] == 15, view
     no_red_box(page)

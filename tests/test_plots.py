@@ -538,3 +538,17 @@ def test_class_counts_are_horizontal_bars_with_wrapped_names_and_room_for_them()
     many = plots.class_counts_bar({f"class {i}": i + 1 for i in range(15)})
     assert many.layout.height > fig.layout.height >= 300  # room for every name
     assert list(many.data[0].marker.color) == [plots.class_color(i) for i in range(15)]
+
+
+def test_a_class_whose_points_are_all_on_the_edge_keeps_its_legend_entry():
+    """Plotly gives an empty trace no legend entry: a class whose points were all drawn on the
+    chart's edge (or held out) lost its name while its colour was drawn."""
+    rng = np.random.default_rng(0)
+    y = np.arange(60) % 3
+    Z = rng.normal(size=(60, 2))
+    for labelled in (None, np.arange(60) % 5 == 0):
+        fig = plots.embedding_scatter(Z, y, labelled, ["a", "b", "c"], at_edge=y == 2)
+        (c,) = [t for t in fig.data if t.name == "c"]
+        assert list(c.x) == [None] and c.showlegend is not False  # its entry, no point
+        (a,) = [t for t in fig.data if t.name == "a"]
+        assert len(a.x) > 1

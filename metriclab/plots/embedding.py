@@ -98,11 +98,16 @@ def _scatter_traces(
                 outline = 1.5 if is_labeled else 0
                 opacity = 1.0 if is_labeled else 0.75
             group = LABELED_GROUP if dense and is_labeled else name
+            # a class with no point in its traces (all on the chart's edge or held out, drawn by
+            # traces coloured per point) keeps its legend entry: an empty trace gets none, and its
+            # colour went unexplained (soybean's charcoal-rot in a linked view, yeast's ERL)
+            named_by_labelled = not dense and labeled is not None and np.any(labeled & (y == c))
+            placeholder = not is_labeled and idx.size == 0 and not named_by_labelled
             traces.append(
                 dict(
                     type="scattergl" if webgl else "scatter",
-                    x=x[idx],
-                    y=yy[idx],
+                    x=[None] if placeholder else x[idx],
+                    y=[None] if placeholder else yy[idx],
                     mode="markers",
                     name=f"{name} (labeled)" if is_labeled else name,
                     legendgroup=group,  # one legend entry per class toggles both traces
