@@ -3,6 +3,7 @@ embedding geometry for display (normalisation, Procrustes alignment, fixed axis 
 
 from __future__ import annotations
 
+import colorsys
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,8 +35,14 @@ PALETTE = (
 
 
 def class_color(c: int) -> str:
-    """Class `c`'s colour: 18 distinct ones, repeated past them."""
-    return PALETTE[int(c) % len(PALETTE)]
+    """Class `c`'s colour: the palette's 18, then hues a golden angle apart (an upload with more
+    classes: the palette repeated would draw two classes alike)."""
+    c = int(c)
+    if c < len(PALETTE):
+        return PALETTE[c]
+    hue = (c * 137.508) % 360 / 360  # the golden angle: each new hue far from the last ones
+    light = (0.38, 0.55)[c % 2]
+    return "#" + "".join(f"{round(255 * v):02x}" for v in colorsys.hls_to_rgb(hue, light, 0.7))
 
 
 TOOLBAR_PX = 40  # the chart toolbar's row at the top of a figure (shown on hover), and a gap
