@@ -157,6 +157,16 @@ def test_every_scrub_frame_shows_the_spread_of_its_unlabeled_points(page, app_ur
         span = frame["range"][1] - frame["range"][0]
         assert frame["hi"] - frame["lo"] > 0.5 * span, (name, frame)  # not one dot
         assert "axis" in frame["title"], frame["title"]  # the frame's own scale is said
+    # the title whole at 1280 px: "TDL (transductive distance learning) on harder_moons: drag the
+    # slider to scrub λ (graph penalty)" ran past the chart's right edge
+    page.set_viewport_size({"width": 1280, "height": 800})
+    wait_idle(page)
+    title, chart = page.evaluate(
+        """() => { const g = document.querySelector('.js-plotly-plot');
+        const t = g.querySelector('.gtitle').getBoundingClientRect();
+        return [t.right, g.getBoundingClientRect().right]; }"""
+    )
+    assert title <= chart, (title, chart)
 
 
 # 3. all of MNIST is readable ---------------------------------------------------------------------

@@ -107,6 +107,11 @@ class MethodSpec:
         return set(tags) <= self.tags
 
     @property
+    def short_label(self) -> str:
+        """'TDL' for 'TDL (transductive distance learning)': the name without its gloss."""
+        return self.label.split(" (")[0]
+
+    @property
     def transductive(self) -> bool:
         return "transductive" in self.tags
 

@@ -68,11 +68,6 @@ def graph_partner(spec):
     return next((s for s in REGISTRY.values() if s.baseline == spec.key and s.has("graph")), None)
 
 
-def short_label(spec) -> str:
-    """'TDL' for 'TDL (transductive distance learning)': the name without its gloss."""
-    return spec.label.split(" (")[0]
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _fit(request: FitRequest, labels_text: str, overlay: str):
     ds, _ = memo.view_data(request.data)
@@ -234,7 +229,7 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
     drawn = [panel_in]
     request = page.request
     for key, view in views.items():
-        label = short_label(REGISTRY[key])
+        label = REGISTRY[key].short_label
         if view.Z is None:
             st.warning(f"{label}: {view.error}", icon=":material/warning:")
             continue
@@ -258,7 +253,7 @@ def _scores(views: dict, labeled: np.ndarray) -> None:
     for col, (key, view) in zip(cols, views.items(), strict=False):
         value = "—" if view.accuracy is None else f"{view.accuracy:.3f}"
         col.metric(
-            f"{short_label(REGISTRY[key])} 1-NN accuracy",
+            f"{REGISTRY[key].short_label} 1-NN accuracy",
             value,
             help="on the unlabeled points (true classes), the labeled points and the classes "
             "given to them as reference",
@@ -314,7 +309,7 @@ def _downloads(page: EmbedPage, params: dict, main, fig) -> None:
         if drawn is not None:
             downloads.coordinates_button(
                 left, downloads.Points(drawn[0], y, labeled), stem=f"{stem}-embedding",
-                key="dl_input_embedding", label=f"{short_label(page.spec)} panel's points (CSV)",
+                key="dl_input_embedding", label=f"{page.spec.short_label} panel's points (CSV)",
             )  # fmt: skip
         if not page.spec.transductive:
             matrices = quality_panel.fitted_matrices(page.with_params(params))

@@ -319,11 +319,6 @@ def framed(coords: np.ndarray) -> tuple[np.ndarray, list]:
     return shown, ranges
 
 
-def short_label(spec) -> str:
-    """'TDL' for 'TDL (transductive distance learning)': the name without its gloss."""
-    return spec.label.split(" (")[0]
-
-
 def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figure:
     """The figure of one view (`position` 1 to 4): the aligned embedding coloured by class,
     labelled points outlined, every trace's customdata the data set indices; the points carrying
@@ -336,7 +331,7 @@ def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figu
         ds.y[keep],
         panel.result.mask[keep],
         ds.target_names,
-        title=f"view {position}: {short_label(panel.request.spec)}",
+        title=f"view {position}: {panel.request.spec.short_label}",
         x_range=ranges[0],
         y_range=ranges[1] if len(ranges) > 1 else None,
         index=panel.index[keep],
@@ -456,7 +451,7 @@ def _requests(page: EmbedPage, methods: list[str], places: list) -> list[FitRequ
     requests = []
     for method, place in zip(methods, places, strict=True):
         own = EmbedPage(page.request.with_method(method), page.dataset)
-        with place.expander(f"{short_label(own.spec)} parameters"):
+        with place.expander(f"{own.spec.short_label} parameters"):
             params = own.widgets()
         requests.append(own.with_params(params))
     return requests
@@ -507,7 +502,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
             "points; the arrow: minus the other unlabelled points' score on the same fit",
         )
     place.metric(  # two tiles in a third of the page: short labels (the view's title names it)
-        f"{short_label(spec)} 1-NN accuracy" if place is st else "1-NN, full fit",
+        f"{spec.short_label} 1-NN accuracy" if place is st else "1-NN, full fit",
         f"{result.accuracy:.3f}",
         help="1-NN in this method's embedding (all its coordinates) from the labelled points, "
         "scored on the unlabelled ones (the fit on every point)",
@@ -533,7 +528,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
         )
     if result.fitted_on is not None:
         lines.append(
-            f"{short_label(spec)} was fitted on {result.fitted_on:,} of the "
+            f"{spec.short_label} was fitted on {result.fitted_on:,} of the "
             f"{int(result.mask.sum()):,} labelled points (a stratified sample: it costs n² or "
             f"more) and maps all {ds.n_samples:,} points."
         )
@@ -595,7 +590,7 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
     view 1) and the method's own coordinates, the figure as SVG (on request); the selection."""
     with downloads.download_area():
         for column, panel, position in zip(st.columns(len(panels)), panels, positions, strict=True):
-            name = short_label(panel.request.spec)
+            name = panel.request.spec.short_label
             own = f"{stem}-view{position}-{panel.request.method}"
             column.markdown(f"**View {position}: {name}**")
             points = downloads.Points(
@@ -696,7 +691,7 @@ def _new_points_part(panels: list[Panel], test: float) -> None:
         return
     st.markdown("**Nearest neighbours of the new points** under each method's metric")
     for tab, panel in zip(
-        st.tabs([short_label(p.request.spec) for p in with_new]), with_new, strict=True
+        st.tabs([p.request.spec.short_label for p in with_new]), with_new, strict=True
     ):
         tab.dataframe(
             new_points.neighbour_table(panel.request, panel.new),

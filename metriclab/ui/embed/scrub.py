@@ -63,7 +63,7 @@ def scrub_view(page: EmbedPage) -> None:
         ds.y,
         mask,
         ds.target_names,
-        title=f"{spec.label} on {ds.name}: drag the slider to scrub {scrubbed.label}",
+        title=f"{spec.short_label} on {ds.name}: drag the slider to scrub {scrubbed.label}",
         slider_prefix=f"{scrubbed.label} = ",
         active=start,
     )
