@@ -554,3 +554,18 @@ def test_a_class_whose_points_are_all_on_the_edge_keeps_its_legend_entry():
         assert list(c.x) == [None] and c.showlegend is not False  # its entry, no point
         (a,) = [t for t in fig.data if t.name == "a"]
         assert len(a.x) > 1
+
+
+def test_an_animations_legend_in_rows_lies_under_its_slider():
+    """Soybean's scrub: the 15 classes' legend rows were drawn over the animation's slider and play
+    button. The rows now start under the slider's band; few classes keep the legend beside."""
+    rng = np.random.default_rng(0)
+    y = np.arange(150) % 15
+    frames = [rng.normal(size=(150, 2)) for _ in range(3)]
+    names = [f"a-longish-class-name-{c}" for c in range(15)]
+    fig = plots.embedding_animation(frames, ["1", "2", "4"], y, target_names=names, title="scrub")
+    plot = 560 - fig.layout.margin.t - (fig.layout.margin.b - fig.layout.meta["legend_rows_px"])
+    assert fig.layout.legend.orientation == "h" and fig.layout.height > 560
+    assert -fig.layout.legend.y * plot >= 120  # px under the plot: the slider's band
+    few = plots.embedding_animation(frames, ["1", "2", "4"], y % 3)
+    assert few.layout.height == 560 and few.layout.legend.orientation is None

@@ -75,6 +75,7 @@ def fit_legend(
     width: float = 560,
     height: float | None = None,
     under: bool = False,
+    taken_below: float = 0.0,
 ) -> go.Figure:
     """The legend in rows under the plot when its entries do not fit beside it, the figure that
     much taller (the plot keeps its size): Plotly scrolls a legend taller than the plot and hides
@@ -84,7 +85,8 @@ def fit_legend(
     `font_size`: the chart's font in px; `width`: about the width the chart is drawn at; `height`:
     the figure's height without rows (default: its height less what an earlier call added);
     `under`: in rows under the plot however few the entries (a column's chart, too narrow for a
-    legend beside its plot). Returns `fig`, changed in place."""
+    legend beside its plot); `taken_below`: px under the plot that something else holds (an
+    animation's slider), the rows under it. Returns `fig`, changed in place."""
     layout = fig.layout
     meta = layout.meta if isinstance(layout.meta, dict) else {}
     added = float(meta.get(_LEGEND_ADDED, 0.0))
@@ -100,6 +102,7 @@ def fit_legend(
     axis = layout.xaxis
     labelled = axis.showticklabels is not False or bool(axis.title.text)
     below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1]) if labelled else bottom
+    below = max(below, taken_below)
     area = height - top - below  # the plot's height once its axis labels are placed
     entry = slope * font_size + offset
     fits = not under and len(names) * entry <= area + entry / 2  # (half an entry: the padding)

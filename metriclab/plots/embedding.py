@@ -378,9 +378,9 @@ def embedding_animation(
             scale = "; ".join(
                 f"axis {a + 1} from {lo:.3g} to {hi:.3g}" for a, (lo, hi) in enumerate(ranges)
             )
-            layout["title"] = titled(
+            layout["title"] = titled(  # the scale on a line of its own: one line ran off a chart
                 f"{title or ''}<br><sub>{label}: framed on the {int(frame_on.sum())} "
-                f"unlabeled points, {scale}; {int(moved.sum())} other point(s) on the edge</sub>"
+                f"unlabeled points, {int(moved.sum())} other point(s) on the edge<br>{scale}</sub>"
             )
         plotly_frames.append(dict(data=traces, name=str(label), layout=layout))
     first = plotly_frames[active]["layout"]
@@ -396,17 +396,17 @@ def embedding_animation(
     layout = fig.to_dict()["layout"]
     if "title" in first:
         layout["title"] = first["title"]
-        layout["margin"] = {**layout.get("margin", {}), "t": top_margin(title, lines=2)}
+        layout["margin"] = {**layout.get("margin", {}), "t": top_margin(title, lines=3)}
     fig = _fast_figure(plotly_frames[active]["data"], layout, plotly_frames)
     sliders, updatemenus = animation_controls(
         frame_labels, active, slider_prefix, 300, True, redraw=frame_on is not None
     )
-    fig.update_layout(
-        sliders=sliders,
-        updatemenus=updatemenus,
-        height=560,
-    )
-    return fig
+    fig.update_layout(sliders=sliders, updatemenus=updatemenus, height=560)
+    # a legend in rows goes under the slider (it was drawn over it: soybean's 15 classes)
+    return fit_legend(fig, height=560, taken_below=SLIDER_BAND_PX)
+
+
+SLIDER_BAND_PX = 120  # under the plot: the x axis's labels, the slider's value, rail and ticks
 
 
 def animation_controls(
