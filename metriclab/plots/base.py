@@ -100,8 +100,8 @@ def fit_legend(
     ]
     slope, offset = LEGEND_ENTRY_PX
     axis = layout.xaxis
-    labelled = axis.showticklabels is not False or bool(axis.title.text)
-    below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1]) if labelled else bottom
+    axis_shown = axis.showticklabels is not False or bool(axis.title.text)
+    below = max(bottom, AXIS_BELOW_PX[0] * font_size + AXIS_BELOW_PX[1]) if axis_shown else bottom
     below = max(below, taken_below)
     area = height - top - below  # the plot's height once its axis labels are placed
     entry = slope * font_size + offset

@@ -101,8 +101,11 @@ def _scatter_traces(
             # a class with no point in its traces (all on the chart's edge or held out, drawn by
             # traces coloured per point) keeps its legend entry: an empty trace gets none, and its
             # colour went unexplained (soybean's charcoal-rot in a linked view, yeast's ERL)
-            named_by_labelled = not dense and labeled is not None and np.any(labeled & (y == c))
-            placeholder = not is_labeled and idx.size == 0 and not named_by_labelled
+            placeholder = (
+                not is_labeled
+                and idx.size == 0
+                and (dense or labeled is None or not np.any(labeled & (y == c)))
+            )  # (not dense: a class's labelled trace, when it has points, names it itself)
             traces.append(
                 dict(
                     type="scattergl" if webgl else "scatter",
@@ -318,6 +321,10 @@ def align_frames(frames: Sequence[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
+SLIDER_BAND_PX = 120  # under an animation's plot: the x axis's labels, the slider's value, rail
+# and ticks
+
+
 def embedding_animation(
     frames: Sequence[np.ndarray],
     frame_labels: Sequence[str],
@@ -404,9 +411,6 @@ def embedding_animation(
     fig.update_layout(sliders=sliders, updatemenus=updatemenus, height=560)
     # a legend in rows goes under the slider (it was drawn over it: soybean's 15 classes)
     return fit_legend(fig, height=560, taken_below=SLIDER_BAND_PX)
-
-
-SLIDER_BAND_PX = 120  # under the plot: the x axis's labels, the slider's value, rail and ticks
 
 
 def animation_controls(

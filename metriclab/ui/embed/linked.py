@@ -717,6 +717,7 @@ def linked_view(page: EmbedPage) -> None:
     requests = _requests(page, methods, columns)
     _publish(page, requests, selection)
     reference, selected = None, selection.indices
+    width = column_width(len(methods))
     panels, positions = [], []
     for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
         with top:
@@ -730,7 +731,6 @@ def linked_view(page: EmbedPage) -> None:
             panel = Panel(request, shown_result, aligned, aligned.apply(shown_result.Z), kept,
                           held_out=held_out)  # fmt: skip
             reference = panel.coords if reference is None else reference
-            width = column_width(len(methods))
             shown = _draw_panel(panel, selection, ds, position, test, width)
             _panel_notes(panel, ds, position, shown, test)
             panels.append(panel)
