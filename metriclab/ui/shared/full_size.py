@@ -120,24 +120,19 @@ def cut_off_points(W) -> int:
     draw those points. Unscaled or min-max scaled MNIST (10,000 digits): no edge under 0.15 × the
     median weight, none cut off; standardised: 49 points cut off, the lightest edge 1e-41."""
     from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
 
     W = csr_matrix(W)
     if W.nnz == 0:
         return 0
-    kept = W.multiply(W >= CUT_OFF * np.median(W.data))
-    _, labels = connected_components(kept, directed=False)
-    return int(W.shape[0] - np.bincount(labels).max())
+    return unlinked_points(W.multiply(W >= CUT_OFF * np.median(W.data)))[0]
 
 
 def unlinked_points(W) -> tuple[int, int]:
     """(points with no path to the largest component of the graph, its number of components):
     cut off whatever the weights, e.g. musk2's 10-NN graph, 36 pieces of conformations of the same
     molecules that are one another's nearest neighbours."""
-    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    W = csr_matrix(W)
     pieces, labels = connected_components(W, directed=False)
     return int(W.shape[0] - np.bincount(labels).max()), int(pieces)
 
@@ -157,20 +152,16 @@ def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int, n_neigh
     )
     if unlinked:
         light = cut - unlinked
+        also = (
+            f", and {light:,} more are linked by edges lighter than {CUT_OFF:g} of a typical one"
+            if light
+            else ""
+        )
         raise ValueError(
             f"{unlinked:,} of the {n:,} points have no path to the rest of the "
             f"{request.spec.label} graph: its {n_neighbors} nearest neighbours per point link it "
             f"into {pieces} separate pieces (groups of points that are one another's nearest "
-            "neighbours)"
-            + (
-                f", and {light:,} more are linked by edges lighter than {CUT_OFF:g} of a typical "
-                "one"
-                if light
-                else ""
-            )  # fmt: skip
-            + ". "
-            + single_out
-            + "choose more graph neighbours"
+            f"neighbours){also}. {single_out}choose more graph neighbours"
         )
     raise ValueError(
         f"{cut:,} of the {n:,} points are cut off from the {request.spec.label} graph: their "
