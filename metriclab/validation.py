@@ -20,6 +20,11 @@ are its constructor's. `check_params(estimator)`, called at the start of `fit`, 
 declared parameter, the rules of the base classes included, so a subclass (`class MyTDL(TDL):
 pass`) is checked as its base is. Checks that depend on the data (n_components at most the number
 of features) stay in the estimator.
+
+The parameters themselves and their defaults are declared once too, as annotated class attributes
+(`parameters` writes scikit-learn's constructor from them: each parameter stored under its own
+name, nothing else done); a subclass adds its own to its base's, so a parameter two estimators
+share (the graph options of TDL and Laplacian Eigenmaps) has one default.
 """
 
 from __future__ import annotations
@@ -192,6 +197,18 @@ class Rule:
             high_open=self.high_open,
             allow_none=self.none_ok,
         )
+
+
+def parameters(cls: type) -> type:
+    """Write the estimator's constructor from its annotated class attributes (a class decorator).
+
+    The generated ``__init__`` is scikit-learn's: every parameter a keyword with its default,
+    stored unchanged under its own name (`get_params`, `clone` and `set_params` read them back);
+    a subclass's parameters come after its base's, ``_: KW_ONLY`` makes those after it
+    keyword-only. The estimator keeps identity equality and hashing (caches key on it) and
+    scikit-learn's repr.
+    """
+    return dataclass(eq=False, repr=False)(cls)
 
 
 def declared_rules(cls: type) -> dict[str, Rule]:

@@ -132,6 +132,48 @@ def test_my_tdl_refuses_a_negative_lambda_at_fit():
     assert str(mine.value) == str(theirs.value) == "lam must be >= 0.0, got -5"
 
 
+@pytest.mark.parametrize("cls", ESTIMATOR_CLASSES, ids=lambda c: c.__name__)
+def test_each_parameter_and_its_default_are_declared_once(cls):
+    """The constructor is written from the class's annotated parameters (`parameters`), so no
+    hand-written ``__init__`` can drift from them, and a subclass declares only what it adds:
+    a parameter it shares with its base (TangentMetricKNN's image options, TDL's graph options)
+    has the base's one default."""
+    import dataclasses
+    import inspect
+
+    if not vars(cls).get("__annotations__") and not dataclasses.is_dataclass(cls):
+        assert list(inspect.signature(cls).parameters) == [], cls  # no parameter at all
+        return
+    assert dataclasses.is_dataclass(cls), f"{cls.__name__}: declare its parameters (@parameters)"
+    fields = dataclasses.fields(cls)
+    positional = [f.name for f in fields if not f.kw_only]
+    assert [*positional, *(f.name for f in fields if f.kw_only)] == list(
+        inspect.signature(cls).parameters
+    )
+    assert cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__  # caches key on it
+    for base in cls.__mro__[1:]:
+        if dataclasses.is_dataclass(base):
+            again = set(vars(cls).get("__annotations__", {})) & {
+                f.name for f in dataclasses.fields(base)
+            }
+            assert not again, f"{cls.__name__} declares {sorted(again)} again ({base.__name__})"
+
+
+def test_tdl_and_laplacian_eigenmaps_share_their_graph_parameters_and_defaults():
+    import pytest as _pytest
+
+    from metriclab import TDL, LaplacianEigenmaps
+
+    le, tdl = LaplacianEigenmaps().get_params(), TDL().get_params()
+    assert le.items() <= tdl.items()
+    assert set(tdl) - set(le) == {"lam", "k", "cost_scale"}
+    assert TDL(3, 8.0, 4).get_params() == TDL(n_components=3, lam=8.0, k=4).get_params()
+    with _pytest.raises(TypeError):  # graph options by keyword, as SpectralEmbedding's
+        TDL(2, 16.0, 5, 10)
+    with _pytest.raises(TypeError):
+        LaplacianEigenmaps(2, 10)
+
+
 def test_the_docs_parameter_tables_show_the_estimators_defaults():
     """The 'default' column of docs/source/_generated/params_<method>.rst is the estimator's
     constructor default; the app's own starting value has its own column."""

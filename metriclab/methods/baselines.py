@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA as _SklearnPCA
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from metriclab.validation import Rule, check_params
+from metriclab.validation import Rule, check_params, parameters
 
 
 class EuclideanIdentity(TransformerMixin, BaseEstimator):
@@ -22,13 +22,13 @@ class EuclideanIdentity(TransformerMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
 
+@parameters
 class PCA(TransformerMixin, BaseEstimator):
     """Principal component analysis (unsupervised), clipped to what the data allows."""
 
     _parameter_rules = {"n_components": Rule("int", low=1)}
 
-    def __init__(self, n_components=2):
-        self.n_components = n_components
+    n_components: int = 2
 
     def fit(self, X, y=None):
         check_params(self)  # the class's _parameter_rules

@@ -35,7 +35,7 @@ from metriclab.kernels import (
 )
 from metriclab.methods.mahalanobis.base import STARTS, MetricLearnInterface
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError, Rule, check_choice, check_params
+from metriclab.validation import InvalidParameterError, Rule, check_choice, check_params, parameters
 
 LEARNERS = ("nca", "lmnn", "dne")
 # max_iter=None: the learner's iterations on kernel-PCA coordinates (NCA's were its own default,
@@ -160,6 +160,7 @@ def make_learner(
     raise ValueError(f"learner must be one of {list(LEARNERS)}, got {name!r}")
 
 
+@parameters
 class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
     """Kernel PCA followed by a linear Mahalanobis learner: KNCA, KLMNN, KDNE (paper Figure 1).
 
@@ -283,45 +284,24 @@ class KernelPCATrick(MetricLearnInterface, TransformerMixin, BaseEstimator):
         "record_iterates": Rule("bool"),
     }
 
-    def __init__(
-        self,
-        learner="nca",
-        kernel="gaussian",
-        width=None,
-        weighting="single",
-        n_components=2,
-        kpca_components=None,
-        k=3,
-        mu=0.5,
-        max_iter=None,
-        degree=2,
-        coef0=1.0,
-        sigmas=PAPER_SIGMAS,
-        neighbor_space="auto",
-        eigen_solver="auto",
-        init="auto",
-        random_state=0,
-        record_iterates=False,
-        verbose=0,
-    ):
-        self.learner = learner
-        self.kernel = kernel
-        self.width = width
-        self.weighting = weighting
-        self.n_components = n_components
-        self.kpca_components = kpca_components
-        self.k = k
-        self.mu = mu
-        self.max_iter = max_iter
-        self.degree = degree
-        self.coef0 = coef0
-        self.sigmas = sigmas
-        self.neighbor_space = neighbor_space
-        self.eigen_solver = eigen_solver
-        self.init = init
-        self.random_state = random_state
-        self.record_iterates = record_iterates
-        self.verbose = verbose
+    learner: str | BaseEstimator = "nca"
+    kernel: str = "gaussian"
+    width: float | None = None
+    weighting: str = "single"
+    n_components: int | None = 2
+    kpca_components: int | None = None
+    k: int = 3
+    mu: float = 0.5
+    max_iter: int | None = None
+    degree: int = 2
+    coef0: float = 1.0
+    sigmas: tuple[float, ...] = PAPER_SIGMAS
+    neighbor_space: str = "auto"
+    eigen_solver: str = "auto"
+    init: str = "auto"
+    random_state: int | np.random.RandomState | None = 0
+    record_iterates: bool = False
+    verbose: int = 0
 
     # -- validation ----------------------------------------------------------------------------
 

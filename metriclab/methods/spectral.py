@@ -67,6 +67,7 @@ OUT_OF_SAMPLE_MAX_POINTS.
 from __future__ import annotations
 
 import time
+from dataclasses import KW_ONLY, field
 
 import numpy as np
 import scipy.linalg
@@ -99,7 +100,7 @@ from metriclab.graphs import (
 )
 from metriclab.kernels import gaussian_kernel, squared_distances
 from metriclab.progress import FitLog
-from metriclab.validation import Rule, check_int, check_params, fix_signs
+from metriclab.validation import Rule, check_int, check_params, fix_signs, parameters
 
 PAPER = "li-yang-wang-2007-transductive-metric-learning-TDL"
 COST_SCALES = ("sum", "mean")  # Σ_i C'_i (Eq. 3) or (1/n) Σ_i C'_i (Eqs. 1-2)
@@ -303,6 +304,7 @@ def cost_lower_bound(C, scale: np.ndarray) -> float:
 # --------------------------------------------------------------------------------------------
 
 
+@parameters
 class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
     """Shared fit / transform of TDL and Laplacian Eigenmaps (see the module docstring)."""
 
@@ -321,6 +323,23 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         "verbose": Rule("int", low=0),
         "device": Rule("choice", choices=DEVICES),
     }
+
+    # the parameters both embeddings take (`parameters`: the constructor is written from them);
+    # all but n_components by keyword, as scikit-learn's SpectralEmbedding
+    n_components: int = 2
+    _: KW_ONLY
+    n_neighbors: int | None = None
+    width: float | None = None
+    graph: str = "knn"
+    weights: str = "heat"
+    laplacian: str = "unnormalized"
+    eigen_solver: str = "auto"
+    kernel_penalty: float = 1e-3
+    kernel_width: float | None = None
+    tol: float = 0.0
+    random_state: int | np.random.RandomState | None = 0
+    verbose: int = 0
+    device: str = "auto"
 
     def _cost_and_lam(self, X, y, cost=None, store=None) -> tuple[sp.csr_matrix, float]:
         raise NotImplementedError
@@ -665,6 +684,7 @@ class _LazyMap:
 
 
 @fill_doc
+@parameters
 class TDL(_GraphSpectralEmbedding):
     """Transductive distance learning (Li, Yang & Wang 2007): an embedding from C' + λL.
 
@@ -688,12 +708,12 @@ class TDL(_GraphSpectralEmbedding):
         Labelled same-class and other-class neighbours per labelled point in the cost (Eq. 6;
         fewer where a class has fewer).
     %(spectral_graph_params)s
-    cost_scale : {"sum", "mean"}, default="sum"
-        Σ_i C'_i as in Eq. (3), or (1/n) Σ_i C'_i over the n labelled points as in Eqs. (1)-(2)
-        (the same as λ·n).
     verbose : int, default=0
         0 prints nothing; 1 prints each stage (graph, label cost, eigensolve) with its time.
     %(spectral_device_param)s
+    cost_scale : {"sum", "mean"}, default="sum"
+        Σ_i C'_i as in Eq. (3), or (1/n) Σ_i C'_i over the n labelled points as in Eqs. (1)-(2)
+        (the same as λ·n).
 
     Attributes
     ----------
@@ -743,41 +763,9 @@ class TDL(_GraphSpectralEmbedding):
         "cost_scale": Rule("choice", choices=COST_SCALES),
     }
 
-    def __init__(
-        self,
-        n_components=2,
-        lam=16.0,
-        k=5,
-        n_neighbors=None,
-        width=None,
-        graph="knn",
-        weights="heat",
-        laplacian="unnormalized",
-        eigen_solver="auto",
-        kernel_penalty=1e-3,
-        kernel_width=None,
-        tol=0.0,
-        random_state=0,
-        cost_scale="sum",
-        verbose=0,
-        device="auto",
-    ):
-        self.n_components = n_components
-        self.lam = lam
-        self.k = k
-        self.cost_scale = cost_scale
-        self.n_neighbors = n_neighbors
-        self.width = width
-        self.graph = graph
-        self.weights = weights
-        self.laplacian = laplacian
-        self.eigen_solver = eigen_solver
-        self.kernel_penalty = kernel_penalty
-        self.kernel_width = kernel_width
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
-        self.device = device
+    lam: float = 16.0  # before the base's keyword-only parameters: TDL(2, 16.0, 5)
+    k: int = 5
+    cost_scale: str = field(default="sum", kw_only=True)
 
     def _cost_and_lam(self, X, y, cost=None, store=None):
         k, lam = (
@@ -845,36 +833,6 @@ class LaplacianEigenmaps(_GraphSpectralEmbedding):
     >>> bool(le.eigenvalues_[0] <= le.eigenvalues_[1])
     True
     """
-
-    def __init__(
-        self,
-        n_components=2,
-        n_neighbors=None,
-        width=None,
-        graph="knn",
-        weights="heat",
-        laplacian="unnormalized",
-        eigen_solver="auto",
-        kernel_penalty=1e-3,
-        kernel_width=None,
-        tol=0.0,
-        random_state=0,
-        verbose=0,
-        device="auto",
-    ):
-        self.n_components = n_components
-        self.n_neighbors = n_neighbors
-        self.width = width
-        self.graph = graph
-        self.weights = weights
-        self.laplacian = laplacian
-        self.eigen_solver = eigen_solver
-        self.kernel_penalty = kernel_penalty
-        self.kernel_width = kernel_width
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
-        self.device = device
 
     @fill_doc
     def fit(self, X, y=None, graph=None):

@@ -39,6 +39,7 @@ from metriclab.validation import (
     check_int,
     check_params,
     fix_signs,
+    parameters,
 )
 
 KERNELS = ("gaussian", "cosine", "linear", "polynomial")
@@ -321,6 +322,7 @@ def _stratified_centres(y_codes: np.ndarray, n_basis: int, rng: np.random.Genera
 # --- the estimator ---------------------------------------------------------------------------------
 
 
+@parameters
 class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
     """Zhang (2003): discriminant-kernel dissimilarities, classical MDS, and an RBF expansion.
 
@@ -440,39 +442,21 @@ class DiscriminantKernelMDS(TransformerMixin, BaseEstimator):
         "tol": Rule("float", low=0.0),
     }
 
-    def __init__(
-        self,
-        n_components=2,
-        kernel="gaussian",
-        width=None,
-        combine="sum",
-        dissimilarity="kernel",
-        degree=2,
-        alpha1=0.5,
-        alpha2=0.5,
-        basis="rbf",
-        n_basis=None,
-        basis_width=None,
-        init="mds",
-        max_iter=100,
-        tol=1e-6,
-        random_state=0,
-    ):
-        self.n_components = n_components
-        self.kernel = kernel
-        self.width = width
-        self.combine = combine
-        self.dissimilarity = dissimilarity
-        self.degree = degree
-        self.alpha1 = alpha1
-        self.alpha2 = alpha2
-        self.basis = basis
-        self.n_basis = n_basis
-        self.basis_width = basis_width
-        self.init = init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+    n_components: int = 2
+    kernel: str = "gaussian"
+    width: float | None = None
+    combine: str = "sum"
+    dissimilarity: str | None = "kernel"
+    degree: int = 2
+    alpha1: float = 0.5
+    alpha2: float = 0.5
+    basis: str = "rbf"
+    n_basis: int | None = None
+    basis_width: float | None = None
+    init: str = "mds"
+    max_iter: int = 100
+    tol: float = 1e-06
+    random_state: int | np.random.RandomState | None = 0
 
     # -- validation --
     def _resolved_kernel(self) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
     target_neighbors,
 )
-from metriclab.validation import Rule, check_params, fix_signs
+from metriclab.validation import Rule, check_params, fix_signs, parameters
 
 
 def dne_weights(X, y, k):
@@ -43,6 +43,7 @@ def dne_weights(X, y, k):
     return W
 
 
+@parameters
 class DNE(MahalanobisMixin):
     """Discriminant Neighbourhood Embedding (Zhang et al. 2007), paper Eq. (4).
 
@@ -88,9 +89,8 @@ class DNE(MahalanobisMixin):
 
     _parameter_rules = {"k": Rule("int", low=1)}  # n_components: MahalanobisMixin's
 
-    def __init__(self, n_components=2, k=3):
-        self.n_components = n_components
-        self.k = k
+    n_components: int | None = 2
+    k: int = 3
 
     @fill_doc
     def fit(self, X, y, X_neighbors=None):

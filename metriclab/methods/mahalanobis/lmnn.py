@@ -11,6 +11,8 @@ products: no loop over points or triplets.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import KW_ONLY
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,7 +31,7 @@ from metriclab.methods.mahalanobis.base import (
     target_neighbors,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError, Rule, check_params
+from metriclab.validation import InvalidParameterError, Rule, check_params, parameters
 
 PAIR_BLOCK = 65_536  # impostor pairs per block in the LMNN loss (memory: block × dim floats)
 
@@ -238,6 +240,7 @@ FROM_METRIC_LEARN = {
 
 
 @fill_doc
+@parameters
 class LMNN(MahalanobisMixin):
     """Large Margin Nearest Neighbor (Weinberger et al. 2006), optimised over L with L-BFGS.
 
@@ -354,47 +357,26 @@ class LMNN(MahalanobisMixin):
         "regularization": Rule("float", low=0, high=1, low_open=True, none_ok=True),  # its 1 − μ
     }
 
-    def __init__(
-        self,
-        n_components=None,
-        k=3,
-        mu=0.5,
-        max_iter=200,
-        tol=1e-5,
-        init="pca",
-        impostor_refresh=25,
-        impostor_slack=0.1,
-        callback=None,
-        verbose=0,
-        random_state=0,
-        record_iterates=False,
-        *,
-        n_neighbors=None,
-        regularization=None,
-        learn_rate=None,
-        convergence_tol=None,
-        min_iter=None,
-        preprocessor=None,
-    ):
-        self.n_components = n_components
-        self.k = k
-        self.mu = mu
-        self.max_iter = max_iter
-        self.tol = tol
-        self.init = init
-        self.impostor_refresh = impostor_refresh
-        self.impostor_slack = impostor_slack
-        self.callback = callback
-        self.verbose = verbose
-        self.random_state = random_state
-        self.record_iterates = record_iterates
-        # metric-learn 0.7's names (checked at fit: `metric_learn_arguments`)
-        self.n_neighbors = n_neighbors
-        self.regularization = regularization
-        self.learn_rate = learn_rate
-        self.convergence_tol = convergence_tol
-        self.min_iter = min_iter
-        self.preprocessor = preprocessor
+    n_components: int | None = None
+    k: int = 3
+    mu: float = 0.5
+    max_iter: int = 200
+    tol: float = 1e-05
+    init: str | np.ndarray = "pca"
+    impostor_refresh: int = 25
+    impostor_slack: float = 0.1
+    callback: Callable | None = None
+    verbose: int = 0
+    random_state: int | np.random.RandomState | None = 0
+    record_iterates: bool = False
+    # metric-learn 0.7's names (checked at fit: `metric_learn_arguments`)
+    _: KW_ONLY
+    n_neighbors: int | None = None
+    regularization: float | None = None
+    learn_rate: float | None = None
+    convergence_tol: float | None = None
+    min_iter: int | None = None
+    preprocessor: None = None
 
     @fill_doc
     def fit(self, X, y, X_neighbors=None):

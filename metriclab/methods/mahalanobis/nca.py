@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import KW_ONLY
 
 import numpy as np
 from scipy.optimize import minimize
@@ -23,7 +25,7 @@ from metriclab.methods.mahalanobis.base import (
     single_thread_blas,
 )
 from metriclab.progress import FitLog
-from metriclab.validation import InvalidParameterError, Rule, check_params
+from metriclab.validation import InvalidParameterError, Rule, check_params, parameters
 
 
 def nca_loss_and_gradient(flat_L, X, ranges, n_components):
@@ -86,6 +88,7 @@ def nca_loss_and_gradient_masked(flat_L, X, same_class_mask, n_components=None):
 
 
 @fill_doc
+@parameters
 class NCA(MahalanobisMixin):
     """Neighbourhood Components Analysis (Goldberger et al. 2005), paper Eq. (3).
 
@@ -130,30 +133,17 @@ class NCA(MahalanobisMixin):
         "warm_start": Rule("bool"),
     }
 
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        init="auto",
-        warm_start=False,
-        max_iter=50,
-        tol=1e-5,
-        callback=None,
-        verbose=0,
-        random_state=None,
-        record_iterates=False,
-        preprocessor=None,
-    ):
-        self.n_components = n_components
-        self.init = init
-        self.warm_start = warm_start
-        self.max_iter = max_iter
-        self.tol = tol
-        self.callback = callback
-        self.verbose = verbose
-        self.random_state = random_state
-        self.record_iterates = record_iterates
-        self.preprocessor = preprocessor  # metric-learn's: None only (checked at fit)
+    n_components: int | None = None
+    _: KW_ONLY
+    init: str | np.ndarray = "auto"
+    warm_start: bool = False
+    max_iter: int = 50
+    tol: float = 1e-05
+    callback: Callable | None = None
+    verbose: int = 0
+    random_state: int | np.random.RandomState | None = None
+    record_iterates: bool = False
+    preprocessor: None = None  # metric-learn's: None only (checked at fit)
 
     def _loss_grad_lbfgs(self, transformation, X, same_class_mask, sign=1.0):
         """scikit-learn's signature: Σ_i p_i (times `sign`) and its gradient in the flattened L,

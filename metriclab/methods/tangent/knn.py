@@ -4,6 +4,8 @@ images with their orthonormal tangent bases, searched by batched least squares.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.neighbors import NearestNeighbors
@@ -20,7 +22,7 @@ from metriclab.methods.tangent.vectors import (
     resolve_transforms,
     tangent_vectors,
 )
-from metriclab.validation import Rule, check_nonnegative, check_params
+from metriclab.validation import Rule, check_nonnegative, check_params, parameters
 
 _BATCH = 8  # queries per block of the batched search: ~11 MB of gathered candidates at USPS size
 
@@ -155,6 +157,7 @@ def _vote(labels: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 @fill_doc
+@parameters
 class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
     """Nearest-neighbour classifier of images with tangent distance (thesis section 4.1).
 
@@ -209,23 +212,13 @@ class TangentDistanceKNN(ClassifierMixin, BaseEstimator):
         "regularization": Rule("float", low=0.0),
     }
 
-    def __init__(
-        self,
-        image_shape=None,
-        transforms="affine6",
-        two_sided=True,
-        n_neighbors=1,
-        prefilter=100,
-        sigma=DEFAULT_SIGMA,
-        regularization=0.0,
-    ):
-        self.image_shape = image_shape
-        self.transforms = transforms
-        self.two_sided = two_sided
-        self.n_neighbors = n_neighbors
-        self.prefilter = prefilter
-        self.sigma = sigma
-        self.regularization = regularization
+    image_shape: tuple[int, int] | None = None
+    transforms: str | Sequence[str] = "affine6"
+    two_sided: bool = True
+    n_neighbors: int = 1
+    prefilter: int = 100
+    sigma: float = DEFAULT_SIGMA
+    regularization: float = 0.0
 
     def _validate(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64)

@@ -14,8 +14,8 @@ from metriclab._docstrings import fill_doc
 from metriclab.methods.mahalanobis.base import MetricLearnInterface, _split_pairs
 from metriclab.methods.tangent.distance import tangent_residuals
 from metriclab.methods.tangent.knn import _BATCH, TangentDistanceKNN, _TangentIndex
-from metriclab.methods.tangent.vectors import DEFAULT_SIGMA, resolve_transforms
-from metriclab.validation import Rule
+from metriclab.methods.tangent.vectors import resolve_transforms
+from metriclab.validation import Rule, parameters
 
 METRICS = ("lmnn", "whiten", "identity")  # Mahalanobis metrics of TangentMetricKNN
 
@@ -140,6 +140,7 @@ def lmnn_residual_metric(
 
 
 @fill_doc
+@parameters
 class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
     """1-NN (k-NN) with a Mahalanobis metric applied to the shortest tangent vector (thesis 4.1).
 
@@ -218,41 +219,14 @@ class TangentMetricKNN(MetricLearnInterface, TangentDistanceKNN):
         "shrinkage": Rule("float", low=0.0, high=1.0),
     }
 
-    def __init__(
-        self,
-        image_shape=None,
-        transforms="affine6",
-        two_sided=True,
-        n_neighbors=1,
-        prefilter=100,
-        sigma=DEFAULT_SIGMA,
-        regularization=0.0,
-        metric="lmnn",
-        n_components=None,
-        k=3,
-        impostors=10,
-        mu=0.5,
-        max_iter=100,
-        train_prefilter=30,
-        shrinkage=0.1,
-    ):
-        super().__init__(
-            image_shape=image_shape,
-            transforms=transforms,
-            two_sided=two_sided,
-            n_neighbors=n_neighbors,
-            prefilter=prefilter,
-            sigma=sigma,
-            regularization=regularization,
-        )
-        self.metric = metric
-        self.n_components = n_components
-        self.k = k
-        self.impostors = impostors
-        self.mu = mu
-        self.max_iter = max_iter
-        self.train_prefilter = train_prefilter
-        self.shrinkage = shrinkage
+    metric: str = "lmnn"
+    n_components: int | None = None
+    k: int = 3
+    impostors: int = 10
+    mu: float = 0.5
+    max_iter: int = 100
+    train_prefilter: int = 30
+    shrinkage: float = 0.1
 
     def fit(self, X, y, progress=None):
         """Learn the metric on the training images.
