@@ -3,6 +3,7 @@ issue, each failing on the code before it."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import pytest
@@ -377,6 +378,11 @@ DRAWN_COLUMNS_JS = """() => [...document.querySelectorAll(
     .map(t => t.textContent)"""
 
 
+# The data grid's cells as its accessible table holds them (text columns as written on the page).
+DRAWN_CELLS_JS = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] td")]
+    .map(t => t.textContent)"""
+
+
 def test_compares_difference_to_euclidean_is_in_view_at_a_projectors_width(browser, app_url):
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     page.set_default_timeout(60_000)
@@ -386,7 +392,13 @@ def test_compares_difference_to_euclidean_is_in_view_at_a_projectors_width(brows
         page.wait_for_selector("[data-testid='stDataFrame']")
         open_page_idle(page)
         drawn = page.evaluate(DRAWN_COLUMNS_JS)
-        assert "accuracy_mean" in drawn, drawn
-        assert "diff vs Euclidean (all features)" in drawn, drawn  # was the 8th column, off screen
+        assert "accuracy" in drawn, drawn
+        assert "Δ vs Euclidean" in drawn, drawn  # was the 8th column, off screen
+        # its test beside it (the p columns were the 13th and 14th, off screen), and the
+        # same-dimension difference too
+        assert drawn.count("p") >= 2 and "Δ vs PCA, same dim." in drawn, drawn
+        cells = page.evaluate(DRAWN_CELLS_JS)
+        differences = [c for c in cells if re.fullmatch(r"[+-]\d\.\d+", c)]
+        assert differences and all(re.fullmatch(r"[+-]\d\.\d{3}", c) for c in differences), cells
     finally:
         page.context.close()

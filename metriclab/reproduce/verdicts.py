@@ -322,7 +322,10 @@ def _pair_text(spec, a, b, d, p, per_image) -> str:
 def direction_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool) -> Part:
     """*Direction* (A beats B): the mean paired difference over our splits has the claimed sign and
     the two-sided Wilcoxon signed-rank test over the splits rejects "no difference" at α; on a
-    single split the paired unit is the test image and the test is McNemar's exact test."""
+    single split the paired unit is the test image and the test is McNemar's exact test. Each split
+    draws its labelled set afresh, so the differences are independent given the data set: the test
+    speaks of random splits of that data set, as the papers' averages do, not of new data from its
+    source; with n splits its smallest p is 2 / 2ⁿ, so five or fewer cannot show a difference."""
     a, b, per_image = _pair(tables, table, spec)
     result, d, p = outcome(a, b, lower_is_better, per_image)
     label = spec.get("label") or spec["setting"]

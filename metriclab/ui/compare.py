@@ -33,6 +33,9 @@ PROTOCOLS = {
 
 
 EUCLIDEAN_LABEL = "Euclidean, all features"
+# the summary's two baselines: their names in its columns, and on the page's narrow headers
+EUCLIDEAN, SAME_DIMENSION = "Euclidean (all features)", "PCA (same dimension)"
+BASELINE_NAMES = {EUCLIDEAN: "Euclidean", SAME_DIMENSION: "PCA, same dim."}
 
 
 @dataclass(frozen=True)
@@ -195,8 +198,8 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
     keys = list(zip(out["dataset"], out["label"], strict=True))
     dims = [output_dimension(m) if m in REGISTRY else None for m in out["method"]]
     comparisons = {
-        "Euclidean (all features)": [EUCLIDEAN_LABEL] * len(out),
-        "PCA (same dimension)": [None if d is None else pca_label(d) for d in dims],
+        EUCLIDEAN: [EUCLIDEAN_LABEL] * len(out),
+        SAME_DIMENSION: [None if d is None else pca_label(d) for d in dims],
     }
     for name, baselines in comparisons.items():
         diffs, wtls, ps = [], [], []
@@ -208,19 +211,77 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
             diffs.append(math.nan if row is None else float(row["diff"]))
             wtls.append(None if row is None else row["wtl"])
             ps.append(math.nan if row is None else float(row["p"]))
-        if name.startswith("PCA"):
+        if name == SAME_DIMENSION:
             out["same-dimension baseline"] = baselines
         out[f"diff vs {name}"] = diffs
         out[f"W/T/L vs {name}"] = wtls
         out[f"p vs {name}"] = ps
     if "fit_time_s" in summary:
         out["fit_time_s"] = summary["fit_time_s"]
-    # the differences in view at a projector's width (1280 px): the Euclidean one beside the
-    # accuracy it is taken from, then the same-dimension one with its baseline (issue 36)
-    euclidean, pca = (f"vs {name}" for name in comparisons)
-    first = ["dataset", "label", "accuracy_mean", f"diff {euclidean}", f"W/T/L {euclidean}"]
-    first += ["accuracy_std", f"diff {pca}", f"W/T/L {pca}", "same-dimension baseline"]
+    # in view at a projector's width (1280 px): each difference beside the accuracy it is taken
+    # from with its wins and its test, the Euclidean one first (issue 36)
+    first = ["dataset", "label", "accuracy_mean", "accuracy_std"]
+    for name in comparisons:
+        first += [f"diff vs {name}", f"W/T/L vs {name}", f"p vs {name}"]
+    first.append("same-dimension baseline")
     return out[first + [c for c in out.columns if c not in first]]
+
+
+def p_text(p: float) -> str:
+    """A p-value as a reader quotes it: three significant digits (as the note's smallest p),
+    '<0.001' below."""
+    return "<0.001" if p < 0.001 else f"{p:.3g}"
+
+
+# What the summary's columns are called on the page (its CSV keeps the names above): the
+# accuracies at three decimals (0.1 point, finer than any split's test set resolves).
+SUMMARY_FORMATS = {
+    "accuracy_mean": "{:.3f}".format,
+    "accuracy_std": "{:.3f}".format,
+    "fit_time_s": "{:.2f}".format,
+    **{f"diff vs {name}": "{:+.3f}".format for name in BASELINE_NAMES},
+    **{f"p vs {name}": p_text for name in BASELINE_NAMES},
+}
+
+
+def summary_columns() -> dict:
+    """st.dataframe's column_config of the summary: short headers (the full name on hover) and
+    the data set and method pinned while the table scrolls sideways."""
+    column = st.column_config.Column
+    config = {
+        "dataset": column("data set", pinned=True),
+        "label": column("method", pinned=True),
+        "accuracy_mean": column("accuracy", help="mean over the splits"),
+        "accuracy_std": column("± std", help="standard deviation over the splits"),
+        "same-dimension baseline": column("PCA baseline"),
+    }
+    for name, short in BASELINE_NAMES.items():
+        config[f"diff vs {name}"] = column(
+            f"Δ vs {short}", help=f"mean paired difference vs {name}"
+        )
+        config[f"W/T/L vs {name}"] = column("W/T/L", help=f"splits won/tied/lost vs {name}")
+        config[f"p vs {name}"] = column("p", help=f"two-sided Wilcoxon signed-rank p vs {name}")
+    return config
+
+
+def test_note(n_splits: int) -> str:
+    """What the p column can say with `n_splits` splits: each split draws its labelled set anew,
+    so the differences are independent given the data set and the test speaks of random splits of
+    this data set, not of new data; with n splits the two-sided Wilcoxon test's smallest p is
+    2 / 2^n, so 5 splits or fewer can never show a difference at 0.05."""
+    smallest = 2.0 / 2**n_splits
+    note = (
+        "p: two-sided Wilcoxon signed-rank test of the per-split differences; it speaks of random "
+        "splits of these data sets, not of new data from their source."
+    )
+    if n_splits < 2:
+        note += " With one split there is no test (p is empty)."
+    elif smallest >= 0.05:
+        note += (
+            f" With {n_splits} splits its smallest possible p is {smallest:.3g}: no difference "
+            "here can be shown at the 0.05 level, however large (6 splits or more can)."
+        )
+    return note
 
 
 def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
@@ -401,12 +462,17 @@ def render() -> None:
     draw_chart(tab_bars, presentation.fit_screen(bars), key="compare_bars")
     draw_chart(tab_boxes, boxes, key="compare_boxes")
     if summary is not None:
-        st.dataframe(display_table(summary), hide_index=True)
+        st.dataframe(
+            display_table(summary, SUMMARY_FORMATS),
+            hide_index=True,
+            column_config=summary_columns(),
+        )
         st.caption(
-            "**diff vs Euclidean (all features)**: against the same classifier in the input space with every feature. "
-            "**diff vs PCA (same dimension)**: against PCA to the method's own output dimension (the "
-            "*same-dimension baseline* column), fitted on the same splits with the same scaling, so a "
-            "2-D map is judged against another 2-D map. W/T/L: splits won/tied/lost; p: Wilcoxon."
+            "**Δ vs Euclidean**: against the same classifier in the input space with every "
+            "feature. **Δ vs PCA**: against PCA to the method's own output dimension (the *PCA "
+            "baseline* column), fitted on the same splits with the same scaling, so a 2-D map is "
+            "judged against another 2-D map. W/T/L: splits won/tied/lost. "
+            + test_note(int(summary["n_splits"].min()))
         )
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun

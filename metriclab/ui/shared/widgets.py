@@ -169,17 +169,21 @@ def capped(p: Param, high: float) -> Param:
     return replace(p, high=high, default=default, slider=slider)
 
 
-def display_table(frame):
+def display_table(frame, formats=None):
     """A table for st.dataframe with empty cells shown as '–' instead of 'None'. The browser draws
-    a missing value as 'None' whatever the styler says, so a column with gaps is shown as text
-    (numbers with 6 decimals, like the other columns); a column without gaps stays numeric."""
+    a missing value as 'None' whatever the styler says, so a column with gaps is shown as text;
+    a column without gaps stays numeric. `formats` ({column: callable number -> text}) writes a
+    column's numbers at the precision its data carries; other numbers get 6 decimals."""
+    formats = dict(formats or {})
     shown = frame.copy()
     for column in shown.columns:
         values = shown[column]
         if not values.isna().any():
             continue
         if pd.api.types.is_float_dtype(values):
-            shown[column] = ["–" if v != v else f"{v:.6f}" for v in values]
+            write = formats.pop(column, "{:.6f}".format)
+            shown[column] = ["–" if v != v else write(v) for v in values]
         else:
             shown[column] = values.astype(object).where(values.notna(), "–")
-    return shown.style.format(na_rep="–")
+    present = {c: f for c, f in formats.items() if c in shown.columns}
+    return shown.style.format(present or None, na_rep="–")
