@@ -11,7 +11,7 @@ from metriclab.evaluation import CompareRequest, compare, summarize
 from metriclab.plotting import comparison
 
 request = CompareRequest(
-    "iris", ["pca:n_components=2", "nca", "lmnn:k=3", "le"], n_splits=5, seed=0
+    "iris", ["pca:n_components=2", "nca", "lmnn:k=3", "le"], n_splits=10, seed=0
 )
 results = compare(request)
 summary = summarize(results)
@@ -19,5 +19,5 @@ print(summary.to_string())
 
 # %%
 # Every split is a point; the boxes span the middle half.
-fig = comparison(results, title="1-NN accuracy on iris, 5 splits")
+fig = comparison(results, title="1-NN accuracy on iris, 10 splits")
 fig.show()

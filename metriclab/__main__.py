@@ -547,7 +547,12 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         default=[],
         help="method key with optional parameters, e.g. lmnn:k=5,n_components=2 (repeatable)",
     )
-    cmp_.add_argument("--splits", type=int, default=5)
+    cmp_.add_argument(
+        "--splits",
+        type=int,
+        default=10,
+        help="random splits per data set (5 or fewer: no p below 0.05)",
+    )
     cmp_.add_argument("--fraction", type=float, default=None, help="labeled share of each class")
     cmp_.add_argument("--n-train", type=int, default=None, help="number of training points")
     cmp_.add_argument("--per-class", type=int, default=None, help="labeled points per class")

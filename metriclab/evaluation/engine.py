@@ -252,8 +252,9 @@ class CompareRequest:
         The registered methods (``metriclab.methods.REGISTRY``) with their parameters: strings
         ``"key:name=value,..."``, (key, params) pairs or a dict key -> params; kept as a tuple
         of (key, params) pairs. The Euclidean input space is added as the baseline by `compare`.
-    n_splits : int, default=5
-        Seeded random splits per data set.
+    n_splits : int, default=10
+        Seeded random splits per data set (the paired test's smallest p is 2 / 2^n_splits: five
+        or fewer cannot show a difference at 0.05).
     fraction : float, optional
         Share of each class labelled (training). By default fraction=0.1 when every learned
         method runs transductively, else n_train=min(100, n/2).
@@ -288,7 +289,7 @@ class CompareRequest:
 
     datasets: Any
     methods: Any
-    n_splits: int = 5
+    n_splits: int = 10
     fraction: float | None = None
     n_train: int | None = None
     per_class: int | None = None
