@@ -290,6 +290,11 @@ def test_tangent_page_transformation_set_and_one_sided_paths():
     assert_clean(at)
     assert at.selectbox(key="tset").value == "translation"
     assert at.checkbox(key="two").value is False
+    # the row shows all seven tangents; the five the distance leaves out say so
+    tangents = figures(at)[1]["layout"]
+    titles = tangents["xaxis"]["ticktext"]
+    assert sum("not used" in t for t in titles) == 5 and "not used" not in titles[0] + titles[1]
+    assert "2 of 7" in tangents["title"]["text"]
     at.checkbox(key="two").check().run()
     assert_clean(at)
     assert len(figures(at)) == 5

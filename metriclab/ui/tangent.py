@@ -12,7 +12,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY, input_space
-from metriclab.methods.tangent import TRANSFORMS
+from metriclab.methods.tangent import TRANSFORMS, resolve_transforms
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import downloads, memo
 from metriclab.ui.shared.charts import draw_chart
@@ -52,6 +52,16 @@ SETS = {
 
 def readable(transform: str) -> str:
     return NAMES.get(transform, transform.replace("_", " "))
+
+
+def tangent_titles(used: tuple[str, ...]) -> list[str]:
+    """Each tangent's title in short lines of whole words; the row shows all seven, so one the
+    chosen tangent distance leaves out says so."""
+    return [
+        "<br>".join(textwrap.wrap(readable(t), 10, break_long_words=False))
+        + ("" if t in used else "<br><i>not used</i>")
+        for t in TRANSFORMS
+    ]
 
 
 def render() -> None:
@@ -128,12 +138,10 @@ def render() -> None:
                 plots.image_grid(
                     T,
                     shape,
-                    [  # short lines, whole words
-                        "<br>".join(textwrap.wrap(readable(t), 10, break_long_words=False))
-                        for t in TRANSFORMS
-                    ],
+                    tangent_titles(resolve_transforms(tset)),
                     n_cols=len(TRANSFORMS),
-                    title="Tangent vectors",
+                    title=f"Tangent vectors ({len(resolve_transforms(tset))} of {len(TRANSFORMS)} "
+                    "in the distance below)",
                     signed=True,
                     row_height=90,
                 ),
