@@ -1,5 +1,7 @@
 """AppTests of the Data, Dissimilarity, Compare, Tangent and Reproduce pages and the router."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -283,6 +285,38 @@ def test_tangent_page_shows_vectors_moves_neighbours_and_error_rates():
     assert_clean(at)
     rates = [float(m.value.rstrip(" %")) for m in at.metric]
     assert len(rates) == 2 and all(0 <= r <= 100 for r in rates)
+    # the paired test of the two rules on the same images, from the images only one gets wrong
+    note = " ".join(c.value for c in at.caption)
+    counts = re.search(r"On these (\d+) images (\d+) are wrong .* only and (\d+) under", note)
+    n, only_euclidean, only_tangent = (int(g) for g in counts.groups())
+    assert n >= 200 and only_euclidean - only_tangent == pytest.approx(
+        (rates[0] - rates[1]) * n / 100, abs=1
+    )
+    assert "McNemar's exact p = " in note
+
+
+def test_held_out_errors_count_what_the_accuracy_scores():
+    """The per-image errors behind the Tangent page's test are the ones its error rates count:
+    1-NN in an embedding (with its ties), or a classifier's own predictions."""
+    from metriclab.evaluation import embedding_accuracy
+    from metriclab.ui.shared.compute import ViewResult
+    from metriclab.ui.tangent import error_comparison, held_out_errors
+
+    ds = datasets.load("digits")
+    mask = np.random.default_rng(0).random(ds.n_samples) < 0.3
+    Z = np.round(ds.X[:, :8] / 8)  # coarse: many tied distances
+    embedded = ViewResult("euclidean", mask, embedding_accuracy(Z, ds.y, mask), Z=Z)
+    errors = held_out_errors(embedded, ds.y)
+    assert errors.size == np.count_nonzero(~mask)
+    assert errors.mean() == pytest.approx(1 - embedded.accuracy)
+    predictions = ds.y.copy()
+    predictions[~mask] = (ds.y[~mask] + (np.arange(errors.size) % 4 == 0)) % 10
+    classified = ViewResult("tangent_knn", mask, 0.75, predictions=predictions)
+    wrong = held_out_errors(classified, ds.y)
+    assert wrong.tolist() == (np.arange(errors.size) % 4 == 0).tolist()
+    note = error_comparison(errors, wrong)
+    only_e, only_t = int(np.sum(errors & ~wrong)), int(np.sum(wrong & ~errors))
+    assert f"{only_e} are wrong under the Euclidean distance only and {only_t}" in note
 
 
 def test_tangent_page_transformation_set_and_one_sided_paths():
