@@ -417,6 +417,17 @@ def test_reproduce_opens_on_the_claims_with_a_badge_per_claim_filtered_by_paper(
         assert v.claim["quote"][:40] in html_text
     words = {v.word for v in results}
     assert all(f">{w}</span>" in html_text for w in words)
+    # a claim of several parts lists its headline reading's parts one per line with each outcome;
+    # the other readings are folded under their verdicts (they were one run-on paragraph)
+    many = next(v for v in results if len(v.parts) > 2 and len(v.readings) > 1)
+    reading = next(iter(many.readings))
+    lines = [f"- {p.label}: {p.text} (**{p.state}**)" for p in many.parts]
+    card = next(m.value for m in at.markdown if lines[0] in m.value)
+    assert card.startswith(f"**Ours** (*{reading}* reading):")
+    assert all(line in card for line in lines), lines
+    assert card.count("\n- ") == len(many.parts)
+    folded = [e.label for e in at.expander if e.label.startswith("Other readings:")]
+    assert len(folded) == sum(len(v.readings) > 1 for v in results)
     at.radio(key="paper").set_value("kpca").run()
     shown = " ".join(m.value for m in at.markdown)
     assert all((v.claim["quote"][:40] in shown) == (v.claim["paper"] == "kpca") for v in results)

@@ -275,6 +275,7 @@ class Verdict:
     paper: str
     parts: list[Part] = field(default_factory=list)
     readings: dict[str, str] = field(default_factory=dict)  # reading -> verdict, the default first
+    reading_parts: dict[str, list[Part]] = field(default_factory=dict)  # reading -> its parts
 
     @property
     def id(self) -> str:
@@ -712,7 +713,7 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
             claim, claim["verdict"], claim.get("ours", "—"), claim.get("paper_text", "—")
         )
     readings = _readings_of(claim, tables)
-    by_reading, texts, first_parts = {}, [], None
+    by_reading, texts, first_parts, parts_by_reading = {}, [], None, {}
     for reading in readings:
         parts = _parts(claim, tables, reading)
         word = combine(parts)
@@ -720,6 +721,7 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
             first_parts = parts
         if reading is not None:
             by_reading[reading.name] = word
+            parts_by_reading[reading.name] = parts
             fixed = f"; fixed: {reading.fixed}" if reading.fills and reading.fixed else ""
             texts.append(f"*{reading.name}* ({word}{fixed}): {_ours_text(parts)}")
         else:
@@ -728,7 +730,9 @@ def evaluate(claim: dict, tables: Tables) -> Verdict:
     ours = " — ".join(texts)
     if claim.get("ours_note"):
         ours = f"{ours}; {claim['ours_note']}"
-    return Verdict(claim, word, ours, claim.get("paper_text", "—"), first_parts, by_reading)
+    return Verdict(
+        claim, word, ours, claim.get("paper_text", "—"), first_parts, by_reading, parts_by_reading
+    )
 
 
 def _paragraph(function) -> str:

@@ -42,6 +42,34 @@ def badge(word: str) -> str:
     )
 
 
+def parts_markdown(parts: list[tuple[str, str, str]]) -> str:
+    """A claim's parts under one reading, one line each: what was compared, ours with the test,
+    and whether it holds."""
+    if len(parts) == 1:
+        _, text, state = parts[0]
+        return f"{text} (**{state}**)"
+    return "\n".join(f"- {label}: {text} (**{state}**)" for label, text, state in parts)
+
+
+def ours_markdown(claim: dict) -> str:
+    """Our side of a claim's card: the headline reading's parts one per line (the verdict's badge
+    is theirs), or the claim's own text where there is nothing computed."""
+    if not claim["parts"]:
+        return f"**Ours:** {claim['ours']}"
+    reading = f" (*{claim['headline']}* reading)" if claim["headline"] else ""
+    parts = parts_markdown(claim["parts"])
+    note = f"\n\n{claim['ours_note']}" if claim["ours_note"] else ""
+    return f"**Ours**{reading}:" + ("\n\n" if "\n" in parts else " ") + parts + note
+
+
+def other_readings_markdown(readings: list) -> str:
+    """Each other reading of a claim with its verdict and its parts."""
+    return "\n\n".join(
+        f"*{name}* (**{word}**):" + ("\n\n" if len(parts) > 1 else " ") + parts_markdown(parts)
+        for name, word, parts in readings
+    )
+
+
 def _open_table(name: str) -> None:
     st.session_state["show"] = "tables"
     st.session_state["exp"] = name
@@ -74,8 +102,11 @@ def claims_view() -> None:
             verdict.markdown(badge(claim["word"]), unsafe_allow_html=True)
             left, right = st.columns(2)
             left.markdown(f"**Paper:** {claim['paper_text']}")
-            right.markdown(f"**Ours:** {claim['ours']}")
-            if claim["others"]:
+            right.markdown(ours_markdown(claim))
+            if claim["other_readings"]:
+                with st.expander(f"Other readings: {claim['others']}"):
+                    st.markdown(other_readings_markdown(claim["other_readings"]))
+            elif claim["others"]:
                 st.caption(f"Other readings: {claim['others']}")
             if claim["why"]:
                 st.markdown(f"**Why:** {claim['why']}")

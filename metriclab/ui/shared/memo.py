@@ -245,9 +245,13 @@ def _stored_reproduction(name: str, stamp: tuple) -> tuple:
 def _claims(stamp: tuple) -> list[dict]:
     from metriclab.reproduce import verdicts
 
+    def listed(parts) -> list[tuple[str, str, str]]:
+        return [(p.label, p.text, p.state) for p in parts]
+
     out = []
     for v in verdicts.evaluate_all(RESULTS_DIR, strict=False):
-        others = "; ".join(f"{r}: {w}" for r, w in list(v.readings.items())[1:])
+        readings = list(v.readings.items())
+        others = "; ".join(f"{r}: {w}" for r, w in readings[1:])
         out.append(
             {
                 "paper": v.claim["paper"],
@@ -259,6 +263,15 @@ def _claims(stamp: tuple) -> list[dict]:
                 "word": v.word,
                 "others": others,
                 "why": v.claim.get("why", ""),
+                # the headline reading's parts, one line each, and the other readings' (the page
+                # lists them; `ours` is the README's one-cell text of them all)
+                "headline": readings[0][0] if readings else None,
+                "parts": listed(v.parts),
+                "other_readings": [
+                    (name, word, listed(v.reading_parts.get(name, [])))
+                    for name, word in readings[1:]
+                ],
+                "ours_note": v.claim.get("ours_note", ""),
             }
         )
     return out
