@@ -519,6 +519,9 @@ def test_compare_scores_a_2d_map_against_pca_to_2d_on_the_same_splits():
     assert table["p vs Euclidean (all features)"].replace("–", "1").astype(float).min() >= 0.25
     note = " ".join(c.value for c in at.caption)
     assert "smallest possible p is 0.25" in note
+    from metriclab.ui.compare import p_values_in, summary_table
+
+    assert p_values_in(summary_table(results)) == 3  # PCA and NCA vs Euclidean, NCA vs PCA
 
 
 def test_compare_with_pca_chosen_does_not_run_it_twice():
@@ -578,6 +581,11 @@ def test_compares_note_says_what_its_p_can_show_with_so_many_splits(n_splits):
     assert ("can be shown at the 0.05 level" in note) == (smallest >= 0.05), (smallest, note)
     if smallest >= 0.05:
         assert f"smallest possible p is {smallest:.3g}" in note
+    # several tests in one table: how many would fall below 0.05 by chance, where any can
+    many = test_note(n_splits, 20)
+    assert ("of the table's 20, about 1.0 would fall below 0.05 by chance" in many) == (
+        smallest < 0.05
+    )
 
 
 def test_compares_p_is_written_at_a_readers_precision():

@@ -264,11 +264,18 @@ def summary_columns() -> dict:
     return config
 
 
-def test_note(n_splits: int) -> str:
+def p_values_in(summary: pd.DataFrame) -> int:
+    """How many tests the summary's p columns hold (a baseline's own row has none)."""
+    return int(sum(summary[f"p vs {name}"].notna().sum() for name in BASELINE_NAMES))
+
+
+def test_note(n_splits: int, n_tests: int = 1) -> str:
     """What the p column can say with `n_splits` splits: each split draws its labelled set anew,
     so the differences are independent given the data set and the test speaks of random splits of
     this data set, not of new data; with n splits the two-sided Wilcoxon test's smallest p is
-    2 / 2^n, so 5 splits or fewer can never show a difference at 0.05."""
+    2 / 2^n, so 5 splits or fewer can never show a difference at 0.05; with `n_tests` p values
+    in the table, about 0.05 × n_tests would fall below 0.05 by chance alone (no correction for
+    multiple comparisons is applied: each p is one test)."""
     smallest = 2.0 / 2**n_splits
     note = (
         "p: two-sided Wilcoxon signed-rank test of the per-split differences; it speaks of random "
@@ -280,6 +287,12 @@ def test_note(n_splits: int) -> str:
         note += (
             f" With {n_splits} splits its smallest possible p is {smallest:.3g}: no difference "
             "here can be shown at the 0.05 level, however large (6 splits or more can)."
+        )
+    elif n_tests > 1:
+        note += (
+            f" Each p is one test, uncorrected: of the table's {n_tests}, about "
+            f"{0.05 * n_tests:.1f} would fall below 0.05 by chance if no method differed from "
+            "its baseline."
         )
     return note
 
@@ -472,7 +485,7 @@ def render() -> None:
             "feature. **Δ vs PCA**: against PCA to the method's own output dimension (the *PCA "
             "baseline* column), fitted on the same splits with the same scaling, so a 2-D map is "
             "judged against another 2-D map. W/T/L: splits won/tied/lost. "
-            + test_note(int(summary["n_splits"].min()))
+            + test_note(int(summary["n_splits"].min()), p_values_in(summary))
         )
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
