@@ -573,16 +573,16 @@ def test_compares_note_says_what_its_p_can_show_with_so_many_splits(n_splits):
     from scipy.stats import wilcoxon
 
     from metriclab.evaluation.summary import paired_test
-    from metriclab.ui.compare import test_note
+    from metriclab.ui.compare import p_note
 
     smallest = paired_test(np.full(n_splits, 0.01))  # ties: exact from scipy 1.15 (pyproject)
     assert smallest == pytest.approx(wilcoxon(np.arange(1, n_splits + 1)).pvalue)
-    note = test_note(n_splits)
+    note = p_note(n_splits)
     assert ("can be shown at the 0.05 level" in note) == (smallest >= 0.05), (smallest, note)
     if smallest >= 0.05:
         assert f"smallest possible p is {smallest:.3g}" in note
     # several tests in one table: how many would fall below 0.05 by chance, where any can
-    many = test_note(n_splits, 20)
+    many = p_note(n_splits, 20)
     assert ("of the table's 20, about 1.0 would fall below 0.05 by chance" in many) == (
         smallest < 0.05
     )

@@ -45,7 +45,7 @@ class ComparisonRequest:
 
     sets: tuple[str, ...]
     methods: tuple[str, ...]
-    n_splits: int = 10  # five or fewer cannot show a difference at 0.05 (test_note)
+    n_splits: int = 10  # five or fewer cannot show a difference at 0.05 (p_note)
     fraction: float = 0.1
     protocol: str = "auto"
     scaling: str = "auto"
@@ -269,7 +269,7 @@ def p_values_in(summary: pd.DataFrame) -> int:
     return int(sum(summary[f"p vs {name}"].notna().sum() for name in BASELINE_NAMES))
 
 
-def test_note(n_splits: int, n_tests: int = 1) -> str:
+def p_note(n_splits: int, n_tests: int = 1) -> str:
     """What the p column can say with `n_splits` splits: each split draws its labelled set anew,
     so the differences are independent given the data set and the test speaks of random splits of
     this data set, not of new data; with n splits the two-sided Wilcoxon test's smallest p is
@@ -485,7 +485,7 @@ def render() -> None:
             "feature. **Δ vs PCA**: against PCA to the method's own output dimension (the *PCA "
             "baseline* column), fitted on the same splits with the same scaling, so a 2-D map is "
             "judged against another 2-D map. W/T/L: splits won/tied/lost. "
-            + test_note(int(summary["n_splits"].min()), p_values_in(summary))
+            + p_note(int(summary["n_splits"].min()), p_values_in(summary))
         )
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
