@@ -388,6 +388,21 @@ def test_reproduce_page_shows_stored_full_runs():
     assert figures(at)[0]["data"][0]["name"] == "paper"
 
 
+def test_reproduce_tables_write_the_papers_digits_and_ours_to_four():
+    """94.74 as the paper printed it (was 94.740000), ours 95.49 ± 1.377, a gap as '–', with and
+    without gaps in the column (text or a numeric column's display format)."""
+    from metriclab.ui.reproduce import TABLE_FORMATS
+    from metriclab.ui.shared.widgets import display_table
+
+    full = pd.DataFrame({"paper": [94.74, 5.5], "ours_mean": [95.486179, 95.2016]})
+    gaps = full.assign(ours_std=[1.377419, np.nan])
+    for frame in (full, gaps):
+        html = display_table(frame, TABLE_FORMATS).to_html()
+        assert "94.74<" in html and "5.5<" in html and "95.49<" in html and "95.20<" in html
+        assert "94.740000" not in html and "95.486179" not in html
+    assert display_table(gaps, TABLE_FORMATS).data["ours_std"].tolist() == ["1.377", "–"]
+
+
 def test_router_serves_every_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert_clean(at)
