@@ -358,9 +358,8 @@ def test_scrub_play_button_sits_beside_the_slider_not_on_it():
 
 
 def test_tangent_page_names_transformations_and_wraps_titles():
-    from tests.apptest_helpers import figures as figs
-
     from metriclab import datasets
+    from tests.apptest_helpers import figures as figs
 
     image_set = "usps" if "usps" in datasets.names() else "digits"
     at = run("tangent", {"tds": image_set, "pool": "500"})
