@@ -111,10 +111,9 @@ def claims_view() -> None:
             left.markdown(f"**Paper:** {claim['paper_text']}")
             right.markdown(ours_markdown(claim))
             if claim["other_readings"]:
-                with st.expander(f"Other readings: {claim['others']}"):
+                verdicts = "; ".join(f"{name}: {word}" for name, word, _ in claim["other_readings"])
+                with st.expander(f"Other readings: {verdicts}"):
                     st.markdown(other_readings_markdown(claim["other_readings"]))
-            elif claim["others"]:
-                st.caption(f"Other readings: {claim['others']}")
             if claim["why"]:
                 st.markdown(f"**Why:** {claim['why']}")
             for name in claim["tables"]:

@@ -134,16 +134,17 @@ def render() -> None:
     )
     if pictures is not None:
         T, moved = pictures
+        used = resolve_transforms(tset)  # the transformations the distance below uses
         with c2:
             draw_chart(
                 st,
                 plots.image_grid(
                     T,
                     shape,
-                    tangent_titles(resolve_transforms(tset)),
+                    tangent_titles(used),
                     n_cols=len(TRANSFORMS),
-                    title=f"Tangent vectors ({len(resolve_transforms(tset))} of {len(TRANSFORMS)} "
-                    "in the distance below)",
+                    title=f"Tangent vectors ({len(used)} of {len(TRANSFORMS)} in the distance "
+                    "below)",
                     signed=True,
                     row_height=90,
                 ),

@@ -251,7 +251,6 @@ def _claims(stamp: tuple) -> list[dict]:
     out = []
     for v in verdicts.evaluate_all(RESULTS_DIR, strict=False):
         readings = list(v.readings.items())
-        others = "; ".join(f"{r}: {w}" for r, w in readings[1:])
         out.append(
             {
                 "paper": v.claim["paper"],
@@ -261,7 +260,6 @@ def _claims(stamp: tuple) -> list[dict]:
                 "paper_text": v.paper,
                 "ours": v.ours,
                 "word": v.word,
-                "others": others,
                 "why": v.claim.get("why", ""),
                 # the headline reading's parts, one line each, and the other readings' (the page
                 # lists them; `ours` is the README's one-cell text of them all)
