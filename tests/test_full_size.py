@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from metriclab import graphs
 from metriclab.ui.shared import heavy
 from metriclab.ui.shared.full_size import FIT_CAP, FULL_SIZE, is_full_size
 from tests.apptest_helpers import figures, run_page, values
@@ -253,7 +254,7 @@ def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
     for points, labels, cut in ((X, y, 0), (X_out, y_out, 3)):
         ds = Dataset(points, labels, "two_moons", ["x", "y"], ["upper", "lower"])
         W, _ = full_size.build_graph(points, "knn", n_neighbors=10)
-        assert full_size.cut_off_points(W) == cut
+        assert graphs.cut_off_points(W) == cut
         mask = labeled_mask(ds.y, fraction=0.05, seed=0)
         full_size.graph_of.clear()  # one DataRef for two point sets here
         if cut:
@@ -266,7 +267,7 @@ def test_laplacian_eigenmaps_refuses_a_graph_with_cut_off_points():
     apart = np.vstack([X, X[:40] + [0.0, 100.0]])  # a copy of 40 points, far away: its own piece
     ds = Dataset(apart, np.r_[y, y[:40]], "two_moons", ["x", "y"], ["upper", "lower"])
     W, _ = full_size.build_graph(apart, "knn", n_neighbors=10)
-    assert full_size.unlinked_points(W) == (40, 2)
+    assert graphs.unlinked_points(W) == (40, 2)
     full_size.graph_of.clear()
     with pytest.raises(ValueError, match="40 of the 640 points have no path") as refused:
         full_size.full_fit((ds, labeled_mask(ds.y, fraction=0.05, seed=0)), request)

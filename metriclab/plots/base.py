@@ -319,6 +319,12 @@ def _largest_first(values: np.ndarray, count: int) -> np.ndarray:
     return candidates[np.argsort(-values[candidates], kind="stable")][:count]
 
 
+def bulk_framed(Z: np.ndarray, carried: list[Carried], axis: int) -> bool:
+    """Whether `bulk_range` frames the bulk on `axis` (a few points carry it and the others do
+    not sit at one position) rather than every point."""
+    return any(c.axis == axis and not c.bulk_at_one_position(Z) for c in carried)
+
+
 def bulk_range(Z: np.ndarray, carried: list[Carried], axis: int) -> tuple[float, float]:
     """The padded range of the points that do not carry coordinate `axis` (all of them when none
     does): the view that shows the bulk. The whole coordinate's range where the bulk sits at one

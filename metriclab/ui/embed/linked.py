@@ -34,7 +34,7 @@ from metriclab.ui.embed import new_points
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.embed.labelling import selected_points
 from metriclab.ui.embed.live import _bar_progress
-from metriclab.ui.shared import compute, downloads, memo, presentation
+from metriclab.ui.shared import collapse, compute, downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
@@ -537,9 +537,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     if lines:
         st.caption(" ".join(lines))
     _placing_note(panel.request, test)
-    collapsed = compute.collapse_warning(result.Z, result.mask)
-    if collapsed:
-        st.warning(collapsed, icon=":material/warning:")
+    collapse.show_collapse(panel.request, result)
 
 
 def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> None:

@@ -16,6 +16,7 @@ from metriclab.ui.embed import new_points, overlays, presets, spread
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.shared import (
     code_snippets,
+    collapse,
     compute,
     downloads,
     memo,
@@ -24,7 +25,7 @@ from metriclab.ui.shared import (
     runs,
 )
 from metriclab.ui.shared.charts import draw_chart
-from metriclab.ui.shared.compute import SPECTRUM_SHOWN, collapse_warning
+from metriclab.ui.shared.compute import SPECTRUM_SHOWN
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import TEST_KEY, FitRequest
 from metriclab.ui.shared.preprocessing import scaling_note
@@ -157,9 +158,13 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
     shown = Z.copy()
     axis_ranges = []
     for axis in range(Z.shape[1]):
+        # the frame grows while a slider moves, but a frame of the bulk and a frame of every point
+        # are kept apart: one that held every point (a bulk at one position, nothing to frame)
+        # squeezed the bulk into a dot once the bulk could be framed
+        framed = zoomed and plots.bulk_framed(Z, carried, axis)
         core = plots.bulk_range(Z, carried if zoomed else [], axis)
-        merged = plots.merge_ranges(ranges.get((view_id, axis, zoomed)), core)
-        ranges[(view_id, axis, zoomed)] = merged
+        merged = plots.merge_ranges(ranges.get((view_id, axis, framed)), core)
+        ranges[(view_id, axis, framed)] = merged
         shown[:, axis] = np.clip(Z[:, axis], *merged)
         axis_ranges.append(merged)
     moved = np.any(shown != Z, axis=1)
@@ -234,11 +239,13 @@ def carried_caption(carried, moved: np.ndarray, Z: np.ndarray, ds, zoomed: bool)
             "chart's edge as open triangles (their own trace; hover one for where it lies). "
             "Switch off **Zoom to the bulk** to draw every point where it lies."
         )
-    elif zoomed:  # the bulk at one position on every carried axis: nothing to frame
-        text += (
+    elif zoomed and not any(plots.bulk_framed(Z, carried, c.axis) for c in carried):
+        text += (  # the bulk at one position on every carried axis: nothing to frame
             " The others sit at one position, so the view is not narrowed to them: every point "
             "is drawn where it lies."
         )
+    elif zoomed:  # framed, and the frame (kept while a slider moves) holds the carriers too
+        text += " The view is zoomed to the bulk, and every point lies inside it."
     else:
         text += " Every point is drawn where it lies; **Zoom to the bulk** frames the others."
     return text + " The 1-NN scores above count every point where it really lies."
@@ -341,6 +348,7 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> No
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
+        collapse.show_collapse(request, result, button_key="collapse_remedy")  # under its picture
         crowded = crowded_note(fig, st.session_state["_previous"][view_id], ds)
         if crowded:
             st.caption(crowded)
@@ -490,9 +498,6 @@ def live_view(page: EmbedPage) -> None:
     fitted_references = _fit_references(refs, progress)
     with right:
         show_scores(page, result, fitted_references, request, tiles)
-        collapsed = None if result.Z is None else collapse_warning(result.Z, result.mask)
-        if collapsed:
-            st.warning(collapsed, icon=":material/warning:")
         if refs:  # the session's choice, kept across pages like every view value (issue 36)
             seed_widget("spread", Rule(False, label="Spread over 10 split seeds"))
         if refs and st.toggle("Spread over 10 split seeds", key="spread"):

@@ -14,6 +14,7 @@ from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
 from metriclab.eigen import DENSE_MAX_POINTS
 from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
+from metriclab.graphs import CUT_OFF, cut_off_points, unlinked_points
 from metriclab.plots.base import SAME_POSITION
 from metriclab.preprocess import scale_features
 
@@ -49,6 +50,20 @@ class ViewResult:
         None  # labelled points the learner saw, where fewer than all (full size)
     )
     spectrum: np.ndarray | None = None  # the first SPECTRUM_SHOWN eigenvalues (`spectrum_of`)
+    graph: GraphCheck | None = None  # a graph method's graph, as a collapse's cause (`graph_check`)
+
+
+@dataclass(frozen=True)
+class GraphCheck:
+    """What a graph method's graph says about an embedding that collapsed (`graph_check`)."""
+
+    kind: str  # "knn" or "full"
+    n_neighbors: int  # of a kNN graph
+    width: float  # the heat width t the weights used
+    auto_width: bool  # t was the default (the mean squared kNN distance)
+    unlinked: int  # points with no path to the largest piece
+    pieces: int  # connected components
+    cut_off: int  # points outside the largest piece once edges < CUT_OFF × the median are dropped
 
 
 SPECTRUM_SHOWN = 10  # eigenvalues the Embed page's spectrum shows at least, where it can
@@ -80,9 +95,15 @@ def distinct_positions(Z: np.ndarray, rel_tol: float = SAME_POSITION) -> int:
     return int(1 + np.count_nonzero(np.any(cells[1:] != cells[:-1], axis=1)))
 
 
-def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str | None:
+COLLAPSED_SHARE = 0.1  # fewer distinct positions than this share of the unlabeled points
+
+
+def collapse_warning(
+    Z: np.ndarray, mask: np.ndarray, share: float = COLLAPSED_SHARE, cause: str | None = None
+) -> str | None:
     """A warning when the unlabeled points sit on fewer than `share` of their number of positions
-    (an out-of-sample map that sends everything to a few places), else None."""
+    (an out-of-sample map that sends everything to a few places), else None; `cause` (a sentence,
+    `graph_cause`) replaces the general remedy where the cause is known."""
     unseen = np.asarray(Z)[~np.asarray(mask, dtype=bool)]
     n = unseen.shape[0]
     if n < 10:
@@ -90,11 +111,125 @@ def collapse_warning(Z: np.ndarray, mask: np.ndarray, share: float = 0.1) -> str
     k = distinct_positions(unseen)
     if k >= share * n:
         return None
-    return (
-        f"The embedding has collapsed: the {n} unlabeled points sit on only {k} distinct "
-        "position(s), so their 1-NN score is mostly tie-breaking. Widen the kernel / basis, add "
-        "labels or choose another method."
+    head = (
+        f"The embedding has collapsed: the {n:,} unlabeled points sit on only {k:,} distinct "
+        "position(s), so their 1-NN score is mostly tie-breaking. "
     )
+    return head + (cause or "Widen the kernel / basis, add labels or choose another method.")
+
+
+def graph_check(estimator) -> GraphCheck | None:
+    """The connectivity of a fitted graph method's graph (`affinity_`, `width_`): its pieces and
+    the points its lightest edges all but cut off, the two ways Laplacian Eigenmaps' smallest
+    eigenvectors single out a few points and put the rest at one position. None for other methods."""
+    W = getattr(estimator, "affinity_", None)
+    width = getattr(estimator, "width_", None)
+    if W is None or width is None:
+        return None
+    unlinked, pieces = unlinked_points(W)
+    return GraphCheck(
+        kind=str(getattr(estimator, "graph", "knn")),
+        n_neighbors=int(getattr(estimator, "n_neighbors_", 0) or 0),
+        width=float(width),
+        auto_width=getattr(estimator, "width", None) is None,
+        unlinked=unlinked,
+        pieces=pieces,
+        cut_off=cut_off_points(W),
+    )
+
+
+def graph_cause(check: GraphCheck | None, label: str) -> str | None:
+    """Why the graph of `check` makes `label`'s embedding collapse, in a sentence, or None when it
+    shows no cause (a whole graph with no cut-off point)."""
+    if check is None:
+        return None
+    if check.unlinked:
+        return (
+            f"Cause: the {check.n_neighbors}-NN graph falls into {check.pieces} pieces "
+            f"({check.unlinked:,} points have no path to the rest), and the smallest "
+            f"eigenvectors of {label} give each piece its own position."
+        )
+    if check.cut_off:
+        auto = " (the default: the mean squared kNN distance)" if check.auto_width else ""
+        return (
+            f"Cause: {check.cut_off:,} point(s) are linked to the rest only by edges lighter than "
+            f"{CUT_OFF:g} of a typical edge at the heat width t = {check.width:.3g}{auto}, and "
+            f"the smallest eigenvectors of {label} single them out."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """Parameter values that undo a collapse, measured (`graph_remedy`)."""
+
+    changes: tuple  # ((parameter, value as its widget holds it), ...): graph neighbours, heat width
+    positions: int  # distinct positions of the unlabeled points after them
+
+    def sentence(self) -> str:
+        said = {
+            "n_neighbors": lambda v: f"{v} graph neighbours",
+            "width": lambda v: f"the heat width t = {v:g}",
+        }
+        what = " and ".join(said[name](value) for name, value in self.changes)
+        return (
+            f"Measured: with {what} the unlabeled points spread over {self.positions:,} positions."
+        )
+
+
+def _steps_up(current: float, options: Sequence[Any], factors: Sequence[float]) -> list[Any]:
+    """The options nearest current × each factor, above current, in order, each once."""
+    numeric = [o for o in options if isinstance(o, int | float) and o > current]
+    steps: list[Any] = []
+    for factor in factors:
+        if numeric:
+            nearest = min(numeric, key=lambda o: abs(o - current * factor))
+            if nearest not in steps:
+                steps.append(nearest)
+    return steps
+
+
+NEIGHBOUR_STEPS = (1.5, 2, 3, 4, 5)  # × the graph's neighbours, tried in order
+WIDTH_STEPS = (4, 16, 64, 256)  # × the heat width, tried in order
+
+
+def graph_remedy(
+    request, result: ViewResult, fit, neighbour_options: Sequence[Any], width_options: Sequence[Any]
+) -> Remedy | None:
+    """The parameter steps that address the graph's cause of a collapse, measured with
+    `fit(request)` (the page's own fit), each from the options the widgets offer: for a graph in
+    pieces, the first step up of the graph neighbours that makes it whole; then, while points stay
+    cut off or the embedding collapsed, the first step up of the heat width (on top of the
+    neighbours) after which none is cut off. The remedy is returned only where the embedding no
+    longer collapses; None when no step undoes it (or the graph shows no cause)."""
+    check = result.graph
+    if check is None or not (check.unlinked or check.cut_off) or result.Z is None:
+        return None
+    names = {p.name for p in request.spec.params}
+    changes: dict[str, Any] = {}
+    after = result
+    if check.unlinked and check.kind == "knn" and "n_neighbors" in names:
+        n_max = int(result.mask.size) - 1
+        for value in _steps_up(check.n_neighbors, neighbour_options, NEIGHBOUR_STEPS):
+            trial = fit(request.with_params(n_neighbors=value)) if value <= n_max else None
+            if trial is not None and trial.graph is not None and trial.graph.unlinked == 0:
+                changes, after = {"n_neighbors": value}, trial
+                break
+    whole = after.graph is not None and after.graph.unlinked == 0
+    if whole and after.Z is not None and not collapse_warning(after.Z, after.mask):
+        return _remedy(changes, after)
+    if "width" in names and after.graph is not None:
+        for value in _steps_up(after.graph.width, width_options, WIDTH_STEPS):
+            trial = fit(request.with_params(**changes, width=value))
+            linked = trial.graph is not None and not trial.graph.unlinked + trial.graph.cut_off
+            if linked and trial.Z is not None and not collapse_warning(trial.Z, trial.mask):
+                return _remedy({**changes, "width": value}, trial)
+    return None
+
+
+def _remedy(changes: dict[str, Any], after: ViewResult) -> Remedy:
+    unseen = after.Z[~np.asarray(after.mask, dtype=bool)]
+    return Remedy(tuple(changes.items()), distinct_positions(unseen))
 
 
 @dataclass
@@ -237,6 +372,7 @@ def fit_view(
         extras=_extras(fitted.estimator) if extras else {},
         device=getattr(fitted.estimator, "device_", None),
         spectrum=spectrum_of(fitted.estimator, Z.shape[0]) if spectrum else None,
+        graph=graph_check(fitted.estimator),
     )
 
 

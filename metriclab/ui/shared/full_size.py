@@ -33,7 +33,7 @@ from metriclab.cluster import configured_scheduler
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample, subsample_indices
 from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
-from metriclab.graphs import build_graph
+from metriclab.graphs import CUT_OFF, build_graph, cut_off_points, unlinked_points
 from metriclab.preprocess import scale_features
 from metriclab.ui.shared import compute, heavy
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
@@ -106,35 +106,6 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
         return W
 
     return graph
-
-
-CUT_OFF = 1e-4  # an edge weighing less than this share of the median edge weight is no link
-
-
-def cut_off_points(W) -> int:
-    """Points of the graph outside its largest component once every edge lighter than CUT_OFF ×
-    the median edge weight is dropped: points (and small groups of them) whose edges have all but
-    underflowed against the heat width (standardised MNIST: a pixel lit in a handful of digits
-    becomes a z-score near √n, and those digits sit far from every neighbour). Each such group
-    adds a Laplacian eigenvalue near 0, under a connected graph's λ₂, so Laplacian Eigenmaps would
-    draw those points. Unscaled or min-max scaled MNIST (10,000 digits): no edge under 0.15 × the
-    median weight, none cut off; standardised: 49 points cut off, the lightest edge 1e-41."""
-    from scipy.sparse import csr_matrix
-
-    W = csr_matrix(W)
-    if W.nnz == 0:
-        return 0
-    return unlinked_points(W.multiply(W >= CUT_OFF * np.median(W.data)))[0]
-
-
-def unlinked_points(W) -> tuple[int, int]:
-    """(points with no path to the largest component of the graph, its number of components):
-    cut off whatever the weights, e.g. musk2's 10-NN graph, 36 pieces of conformations of the same
-    molecules that are one another's nearest neighbours."""
-    from scipy.sparse.csgraph import connected_components
-
-    pieces, labels = connected_components(W, directed=False)
-    return int(W.shape[0] - np.bincount(labels).max()), int(pieces)
 
 
 def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int, n_neighbors: int) -> None:

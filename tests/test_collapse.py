@@ -1,0 +1,116 @@
+"""An embedding that collapses says why and what undoes it, measured (glass, wdbc, soybean and yeast
+collapsed under the Embed page's defaults with a general "widen the kernel / basis" advice: on
+glass a wider heat width undoes it, on soybean more graph neighbours, on yeast both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metriclab import datasets
+from metriclab.ui.shared import collapse, compute, memo
+from tests.apptest_helpers import fit_request, run_page
+
+
+def _default(name: str, method: str, **params):
+    request = fit_request(
+        name, method, tuple(params.items()), scaling=datasets.default_preprocess(name)
+    )
+    return request, memo.fit(request)
+
+
+def _collapsed(result) -> bool:
+    return compute.collapse_warning(result.Z, result.mask) is not None
+
+
+def test_a_graph_in_pieces_is_named_and_more_neighbours_undo_it():
+    request, result = _default("soybean", "le")
+    assert _collapsed(result)
+    check = result.graph
+    assert (check.kind, check.n_neighbors, check.pieces, check.unlinked) == ("knn", 10, 3, 64)
+    cause = compute.graph_cause(check, request.spec.short_label)
+    assert "10-NN graph falls into 3 pieces (64 points" in cause
+    found = collapse.remedy(request, result)
+    assert found is not None and [name for name, _ in found.changes] == ["n_neighbors"]
+    after = memo.fit(request.with_params(**dict(found.changes)))
+    assert after.graph.pieces == 1 and not _collapsed(after)
+    assert found.positions == compute.distinct_positions(after.Z[~after.mask])
+    # the first step up the slider that makes the graph whole: one step fewer leaves it in pieces
+    value = dict(found.changes)["n_neighbors"]
+    steps = compute._steps_up(
+        10, collapse._options(request, "n_neighbors"), compute.NEIGHBOUR_STEPS
+    )
+    earlier = steps[: steps.index(value)]
+    assert all(memo.fit(request.with_params(n_neighbors=v)).graph.unlinked for v in earlier)
+
+
+def test_points_cut_off_by_light_edges_are_named_and_a_wider_heat_width_undoes_it():
+    request, result = _default("glass", "tdl")
+    assert _collapsed(result)
+    check = result.graph
+    assert check.pieces == 1 and check.unlinked == 0 and check.cut_off == 3 and check.auto_width
+    cause = compute.graph_cause(check, request.spec.short_label)
+    assert cause.startswith("Cause: 3 point(s) are linked to the rest only by edges lighter")
+    assert f"t = {check.width:.3g} (the default" in cause
+    found = collapse.remedy(request, result)
+    assert [name for name, _ in found.changes] == ["width"]
+    width = dict(found.changes)["width"]
+    assert width > check.width and width in collapse._options(request, "width")
+    after = memo.fit(request.with_params(width=width))
+    assert after.graph.cut_off == 0 and not _collapsed(after)
+    message = compute.collapse_warning(result.Z, result.mask, cause=cause + " " + found.sentence())
+    assert "Widen the kernel" not in message and f"t = {width:g} the unlabeled points" in message
+
+
+def test_a_graph_that_needs_both_gets_both():
+    request, result = _default("yeast", "le")
+    found = collapse.remedy(request, result)
+    assert found is not None and [name for name, _ in found.changes] == ["n_neighbors", "width"]
+    after = memo.fit(request.with_params(**dict(found.changes)))
+    assert after.graph.unlinked == 0 and after.graph.cut_off == 0 and not _collapsed(after)
+
+
+def test_no_cause_no_remedy():
+    request, result = _default("two_moons", "le")
+    assert result.graph.cut_off == 0 and result.graph.pieces == 1
+    assert compute.graph_cause(result.graph, "LE") is None
+    assert collapse.remedy(request, result) is None
+    # a method without a graph has no check: the general advice stays
+    request, result = _default("wine", "pca")
+    assert result.graph is None and compute.graph_cause(None, "PCA") is None
+    few = np.repeat(np.eye(2), 50, axis=0)
+    assert "Widen the kernel" in compute.collapse_warning(few, np.zeros(100, dtype=bool))
+
+
+@pytest.mark.parametrize("name", ["soybean"])
+def test_the_embed_page_names_the_cause_and_its_button_sets_the_measured_value(name):
+    at = run_page("embed", {"ds": name, "method": "le"})
+    assert not at.exception
+    warned = [w.value for w in at.warning if "collapsed" in w.value]
+    assert len(warned) == 1 and "falls into 3 pieces" in warned[0]
+    assert "Measured: with 20 graph neighbours" in warned[0]
+    button = at.button(key="collapse_remedy")
+    assert button.label == "Set Graph neighbours to 20"
+    button.click().run()
+    assert not at.exception
+    assert at.main.slider(key="p.le.n_neighbors").value == 20
+    assert not [w for w in at.warning if "collapsed" in w.value]
+
+
+def test_a_frame_that_held_every_point_does_not_squeeze_a_bulk_that_can_be_framed():
+    """The frame only grows while a slider moves; but glass's collapsed TDL (the bulk at one
+    position: nothing to frame, every point drawn) kept its frame of [-0.7, 7.9] × [-0.5, 10.8]
+    after the heat width moved to 16, where 212 points spread over 0.15: a dot, and a note saying
+    they "sit at one position". A frame of the bulk and a frame of every point are kept apart."""
+    from tests.apptest_helpers import figures
+
+    at = run_page("embed", {"ds": "glass", "method": "tdl"})
+    assert "sit at one position" in " ".join(i.value for i in at.info)
+    at.button(key="collapse_remedy").click().run()
+    assert not at.exception
+    layout = figures(at)[0]["layout"]
+    for axis in ("xaxis", "yaxis"):
+        low, high = layout[axis]["range"]
+        assert high - low < 1.0, (axis, low, high)  # the bulk's frame, not the carriers'
+    notes = " ".join(i.value for i in at.info)
+    assert "sit at one position" not in notes and "drawn on the chart's edge" in notes
