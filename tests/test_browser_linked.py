@@ -179,8 +179,9 @@ LEGENDS_JS = (
     + CHARTS_JS
     + """.map(g => {
     const bar = g.querySelector('.legend .scrollbar');
-    const classes = (g._fullData || []).filter(t => t.legendgroup !== 'labeled' &&
-        t.showlegend !== false && t.marker && typeof t.marker.color === 'string' && t.customdata);
+    const classes = (g._fullData || []).filter(t => t.legendrank >= 1000 && t.legendrank < 2000
+        && !/[(]labeled[)]$/.test(t.name) && t.marker && typeof t.marker.color === 'string'
+        && t.customdata);
     return {plot: g.querySelector('.nsewdrag').getBoundingClientRect().height,
             scroll: bar ? bar.getBBox().height : 0,
             entries: g.querySelectorAll('.legend .traces').length,
@@ -191,25 +192,39 @@ LEGENDS_JS = (
 
 
 @pytest.mark.parametrize("held_out", ["", "&test=0.3"])
-def test_fifteen_classes_in_three_views_each_legend_whole_under_a_full_size_plot(
-    page, app_url, held_out
-):
+def test_fifteen_classes_in_three_views_one_key_above_them_and_whole_plots(page, app_url, held_out):
     """Soybean's 15 classes in three linked views at 1280×800: Plotly squashed each plot to 112 px
     under a legend it scrolled (its last classes hidden), and five pairs of classes shared a colour
-    (ten colours). Now every legend is whole (no scrollbar), the plots keep their height and the
-    15 classes have 15 colours. With a held-out share, a class whose points were all held out or on
-    the chart's edge lost its entry (charcoal-rot in TDL's view: its colour unexplained)."""
+    (ten colours); then each view repeated the 15 classes in 13 rows under its plot, pushing the
+    scores off the screen. Now the classes are keyed once, above the views, each in its own colour
+    (15 colours, as the views draw them) with the other marks the views draw (labelled, held-out,
+    edge points), and the views draw no legend: every plot keeps its height (a view with two
+    entries of its own had its plot squashed to 184 px by rows estimated for another width). With a held-out share, a class
+    whose points were all held out or on the chart's edge still has its key (charcoal-rot in TDL's
+    view had lost its entry, its colour unexplained)."""
     from metriclab.datasets import load
+    from metriclab.plots.base import class_color
 
     classes = [str(name) for name in load("soybean").target_names]
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(app_url + "/embed?ds=soybean&mode=linked&methods=tdl,le,nca" + held_out)
     settled(page)
     page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
+    key = page.locator("[data-testid='linked-legend']")
+    assert key.count() == 1
+    entries = key.evaluate("k => [...k.children].map(e => e.textContent.trim())")
+    kinds = ["\u25c6 labeled points"]  # what the views draw besides the classes, once each
+    if held_out:
+        kinds = ["\u25c7 held out (mapped)", *kinds, "\u25b3 drawn at the chart's edge"]
+    assert entries == [f"\u25cf {name}" for name in classes] + kinds
+    colours = key.evaluate(
+        "k => [...k.querySelectorAll('span > span')].map(s => getComputedStyle(s).color)"
+    )
+    rgb = ["rgb({}, {}, {})".format(*(int(class_color(c)[i : i + 2], 16) for i in (1, 3, 5)))
+           for c in range(15)]  # fmt: skip
+    assert colours == rgb and len(set(colours)) == 15  # the views' colours, 15 of them
     for view in page.evaluate(LEGENDS_JS):
-        assert view["scroll"] == 0, view
-        assert view["entries"] >= 16 and view["plot"] >= 240, view  # 15 classes and the key
-        assert set(classes) <= set(view["names"]), view["names"]
+        assert view["names"] == [] and view["plot"] >= 240, view  # keyed above; no rows taken
         if not held_out:
             assert view["classes"] == 15 and view["colours"] == 15, view
     no_red_box(page)

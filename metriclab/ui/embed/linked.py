@@ -14,6 +14,7 @@ the selection and each panel's SVG (`linked_downloads`)."""
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -350,9 +351,63 @@ def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figu
         uirevision=f"linked-{position}",
         meta=None,  # the column's own legend and margins: not the rows `fit_legend` had added
     )
-    # the legend in rows under the plot, the figure taller by them: in a column Plotly squashed
-    # the plot under 15 classes' legend (112 px of 400) and scrolled it, hiding classes
+    # its legend in rows under the plot (the SVG download's; the page keys every view once)
     return plots.fit_legend(fig, width=width, under=True)
+
+
+# The key's mark for each kind of trace besides the classes, by its marker symbol
+KEY_MARKS = {
+    "diamond": "&#9670;",  # labelled points: filled, outlined
+    "diamond-open": "&#9671;",  # held-out points, mapped
+    "triangle-up-open": "&#9651;",  # drawn at the chart's edge
+    "star": "&#9733;",  # new points
+    "circle": "&#9673;",  # the selection, ringed
+}
+_COUNT = re.compile(r" \([0-9,]+\)$")
+
+
+def key_entries(figures: Sequence[go.Figure]) -> list[tuple[str, str]]:
+    """(mark, name) of each kind of legend entry besides the classes in `figures` (labelled,
+    held-out, new, edge and selected points), once each in legend order, without a view's count."""
+    found: dict[str, tuple[float, str]] = {}
+    for fig in figures:
+        for trace in fig.data:
+            rank = trace.legendrank if trace.legendrank is not None else 0
+            if trace.showlegend is False or rank < FIRST_KIND_RANK:
+                continue
+            name = _COUNT.sub("", str(trace.name or ""))
+            mark = KEY_MARKS.get(str(trace.marker.symbol or "circle"), "&#9673;")
+            found.setdefault(name, (rank, mark))
+    return [(mark, name) for name, (_, mark) in sorted(found.items(), key=lambda kv: kv[1][0])]
+
+
+FIRST_KIND_RANK = 1998  # the new points' legendrank: the classes are 1000 + c, below it
+
+
+def shared_legend(names: Sequence[str], kinds: Sequence[tuple[str, str]] = ()) -> str:
+    """The key of every view, once (HTML): each class in its colour, then the other kinds of
+    points the views draw (`key_entries`). Each view repeated it under its plot: soybean's 15
+    classes took 13 rows, three times over, pushing the scores off a projector's screen, and a
+    view with only a few entries had its plot squashed by rows estimated for another width."""
+    items = [
+        f'<span style="white-space:nowrap"><span style="color:{class_color(c)}">&#9679;</span>'
+        f" {html.escape(str(name))}</span>"
+        for c, name in enumerate(names)
+    ]
+    items += [f'<span style="white-space:nowrap">{m} {html.escape(n)}</span>' for m, n in kinds]
+    return (
+        '<div data-testid="linked-legend" style="display:flex;flex-wrap:wrap;'
+        'column-gap:1.2em;font-size:0.9em;line-height:1.6">' + "".join(items) + "</div>"
+    )
+
+
+def without_legend(fig: go.Figure) -> go.Figure:
+    """A copy of a view's figure as the page draws it: no legend (the key above the views says
+    what its marks are), the rows `fit_legend` had reserved under the plot taken back."""
+    drawn = go.Figure(fig)
+    for trace in drawn.data:
+        trace.showlegend = False
+    return plots.fit_legend(drawn, under=True)
 
 
 # px, the figure without its legend's rows: a plot about 250 (a strip 160) px tall under the title
@@ -653,7 +708,7 @@ def _draw_panel(
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
-        presentation.fit_screen(panel.figure, width=width, under=True),
+        presentation.fit_screen(without_legend(panel.figure), width=width, under=True),
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),
@@ -710,6 +765,7 @@ def linked_view(page: EmbedPage) -> None:
         _publish(page, [], selection)
         return
     test = new_points.held_out_share(st.columns([1, 2])[0])
+    key = st.container()  # the key of every view, once, above them (filled once they are drawn)
     columns = _columns(len(methods))
     tops = [column.container() for column in columns]  # the views above their parameters
     requests = _requests(page, methods, columns)
@@ -733,6 +789,8 @@ def linked_view(page: EmbedPage) -> None:
             _panel_notes(panel, ds, position, shown, test)
             panels.append(panel)
             positions.append(position)
+    kinds = key_entries([panel.figure for panel in panels])
+    key.markdown(shared_legend(ds.target_names, kinds), unsafe_allow_html=True)
     _new_points_part(panels, test)
     _selection_part(page, selection, ds, kept)
     if panels:
