@@ -114,3 +114,15 @@ def test_a_frame_that_held_every_point_does_not_squeeze_a_bulk_that_can_be_frame
         assert high - low < 1.0, (axis, low, high)  # the bulk's frame, not the carriers'
     notes = " ".join(i.value for i in at.info)
     assert "sit at one position" not in notes and "drawn on the chart's edge" in notes
+
+
+def test_a_linked_view_that_collapsed_offers_its_remedy_and_only_its_method_changes():
+    at = run_page("embed", {"ds": "soybean", "mode": "linked", "methods": "tdl,le"})
+    assert not at.exception
+    warned = [w.value for w in at.warning if "collapsed" in w.value]
+    assert len(warned) == 1 and "falls into 3 pieces" in warned[0]  # LE's view; TDL's is whole
+    at.button(key="collapse_remedy_2").click().run()
+    assert not at.exception
+    assert at.slider(key="p.le.n_neighbors").value == 20
+    assert at.slider(key="p.tdl.n_neighbors").value == 10
+    assert not [w for w in at.warning if "collapsed" in w.value]

@@ -592,7 +592,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     if lines:
         st.caption(" ".join(lines))
     _placing_note(panel.request, test)
-    collapse.show_collapse(panel.request, result)
+    collapse.show_collapse(panel.request, result, button_key=f"collapse_remedy_{position}")
 
 
 def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> None:
