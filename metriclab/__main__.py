@@ -198,10 +198,16 @@ def cmd_compare(args) -> int:
             "p": [f"{p:.3g}" for p in summary["p_value"]],
             "fit s": [f"{t:.3f}" for t in summary["fit_time_s"]],
             "splits": summary["n_splits"],
+            "collapsed": summary["collapsed"],
             "status": summary["status"].str.slice(0, 60),
         }
     )
     print(table.to_string(index=False))
+    if summary["collapsed"].any():
+        print(
+            "collapsed: splits on which the embedding's scored points sit on fewer than a tenth "
+            "as many distinct positions (the accuracy there is mostly tie-breaking)"
+        )
     cached = int(results["cached"].sum())
     if cached:
         print(f"({cached} of {len(results)} split results came from the cache)", file=sys.stderr)

@@ -126,3 +126,52 @@ def test_a_linked_view_that_collapsed_offers_its_remedy_and_only_its_method_chan
     assert at.slider(key="p.le.n_neighbors").value == 20
     assert at.slider(key="p.tdl.n_neighbors").value == 10
     assert not [w for w in at.warning if "collapsed" in w.value]
+
+
+# --- a comparison counts the splits on which an embedding collapsed ------------------------------
+
+
+def test_compare_records_each_splits_positions_and_summarize_counts_the_collapsed():
+    from metriclab.evaluation import CompareRequest, compare, summarize
+    from metriclab.positions import collapsed, distinct_positions
+
+    request = CompareRequest(
+        "soybean", ["le", "pca"], n_splits=2, fraction=0.1, preprocess="standardise"
+    )
+    results = compare(request)
+    assert results["positions"].notna().all()
+    le = results[results["method"] == "le"]
+    assert all(
+        collapsed(int(p), int(n)) for p, n in zip(le["positions"], le["n_scored"], strict=True)
+    )
+    summary = summarize(results).set_index("method")
+    assert summary.loc["le", "collapsed"] == 2 and summary.loc["pca", "collapsed"] == 0
+    # the count is the page's own: the Embed page's split 0 draws the same 3 positions
+    request_0, result_0 = _default("soybean", "le")
+    assert distinct_positions(result_0.Z[~result_0.mask]) == int(le["positions"].iloc[0])
+    # results without the column (an older table) count none, and say so by 0
+    assert summarize(results.drop(columns=["positions"]))["collapsed"].eq(0).all()
+
+
+def test_the_compare_page_says_which_embeddings_collapsed_on_how_many_splits():
+    at = run_page("compare", {"cds": "soybean", "cm": "le,nca", "splits": "2"})
+    at.button[0].click().run()
+    assert not at.exception
+    notes = [w.value for w in at.warning if w.value.startswith("Collapsed embeddings")]
+    assert len(notes) == 1 and "**Laplacian Eigenmaps** on soybean (2 of 2 splits)" in notes[0]
+    assert "NCA" not in notes[0]
+    table = at.dataframe[0].value.set_index("method")
+    assert table.loc["le", "collapsed"] == 2 and table.loc["nca", "collapsed"] == 0
+
+
+def test_the_command_line_comparison_counts_collapsed_splits(capsys):
+    from metriclab.__main__ import main
+
+    code = main(["compare", "--dataset", "soybean", "--method", "le", "--splits", "2", "--quiet",
+                 "--no-cache", "--preprocess", "standardise"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    header, *rows = [line for line in out.splitlines() if line.startswith(("dataset", "soybean"))]
+    assert header.split()[-2:] == ["collapsed", "status"]
+    le = next(row for row in rows if "Laplacian" in row)
+    assert le.split()[-2:] == ["2", "ok"] and "collapsed: splits on which" in out

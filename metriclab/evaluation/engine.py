@@ -28,6 +28,7 @@ from metriclab.evaluation.parallel import run_splits
 from metriclab.evaluation.scoring import parse_classifier
 from metriclab.evaluation.splitting import splits
 from metriclab.evaluation.summary import input_space_key, method_label
+from metriclab.positions import distinct_positions
 from metriclab.preprocess import resolve_preprocess
 
 # Failures recorded in the results instead of stopping the run: bad parameters or data
@@ -51,6 +52,8 @@ def evaluate_split(request: SplitRequest, classifier: str) -> dict:
             fitted = fit_split(request)
             out["fit_time_s"] = fitted.fit_time_s
             out["accuracy"] = fitted.accuracy(classifier)
+            if fitted.Z_test is not None:  # how many places the scored points sit on
+                out["positions"] = distinct_positions(fitted.Z_test)
     except RECORDED_ERRORS as exc:
         message = str(exc) or type(exc).__name__
         if not isinstance(exc, ValueError):
@@ -79,6 +82,7 @@ RESULT_FIELDS = (
     "fit_time_s",
     "n_labeled",
     "n_scored",
+    "positions",
     "status",
     "cached",
 )
@@ -111,6 +115,8 @@ def _valid_cached(value: dict) -> dict | None:
     ok_accuracy = 0.0 <= out["accuracy"] <= 1.0
     if (out["status"] == "ok") != ok_accuracy:
         return None
+    if isinstance(value.get("positions"), int) and value["positions"] >= 0:
+        out["positions"] = value["positions"]  # (results cached before it was kept have none)
     return out
 
 
@@ -517,6 +523,7 @@ def compare(
                 "fit_time_s": result["fit_time_s"],
                 "n_labeled": job.n_labeled,
                 "n_scored": job.n_scored,
+                "positions": result.get("positions", math.nan),
                 "status": result["status"],
                 "cached": bool(result.get("cached", False)),
             }

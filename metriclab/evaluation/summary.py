@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from metriclab.positions import collapsed
+
 
 def method_label(spec, params: dict) -> str:
     """The method's label with the parameters that differ from its defaults, e.g. 'LMNN (k=5)'."""
@@ -61,6 +63,16 @@ def paired_test(differences: np.ndarray) -> float:
     return p if math.isfinite(p) else math.nan
 
 
+def _collapsed_splits(good: pd.DataFrame) -> int:
+    """Splits on which the embedding collapsed: its scored points on fewer distinct positions
+    than `metriclab.positions.COLLAPSED_SHARE` of them (0 where the results do not say)."""
+    if not {"positions", "n_scored"} <= set(good.columns):
+        return 0
+    known = good.dropna(subset=["positions"])
+    pairs = zip(known["positions"], known["n_scored"], strict=True)
+    return int(sum(collapsed(int(p), int(n)) for p, n in pairs))
+
+
 def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     """Summarize a comparison per data set and method, paired against a baseline.
 
@@ -78,7 +90,9 @@ def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
         One row per data set and method: mean ± std accuracy over the splits
         (``accuracy_mean``, ``accuracy_std``), the mean fit time, and the paired difference
         against the baseline (``diff_vs_baseline``, ``wins``, ``ties``, ``losses`` and the
-        Wilcoxon ``p_value``).
+        Wilcoxon ``p_value``), and on how many splits the embedding collapsed (``collapsed``:
+        its scored points on fewer than a tenth as many distinct positions, so that its score is
+        mostly the tie-breaking of equal distances).
 
     See Also
     --------
@@ -133,6 +147,7 @@ def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
         row["ties"] = int((np.abs(diff) <= 1e-12).sum())
         row["losses"] = int((diff < -1e-12).sum())
         row["p_value"] = paired_test(diff)
+        row["collapsed"] = _collapsed_splits(good)
         failed = frame.loc[frame["status"] != "ok", "status"]
         row["status"] = "ok" if failed.empty else str(failed.iloc[0])
         rows.append(row)

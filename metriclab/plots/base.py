@@ -10,6 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 from scipy.linalg import orthogonal_procrustes
 
+from metriclab.positions import SAME_POSITION
+
 PALETTE = (
     "#1f77b4",
     "#d62728",
@@ -235,7 +237,6 @@ def merge_ranges(old: tuple[float, float] | None, new: tuple[float, float]) -> t
 # Coordinates carried by a few points (localised eigenvectors)
 # --------------------------------------------------------------------------------------------------
 
-SAME_POSITION = 1e-6  # points closer than this share of a coordinate's spread are at one position
 CARRIED_SHARE = 0.9  # a coordinate is carried by the fewest points that hold this share of it...
 FEW_POINTS = 0.05  # ...when they are at most this share of the points (at least one point)
 

@@ -218,6 +218,7 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
         out[f"p vs {name}"] = ps
     if "fit_time_s" in summary:
         out["fit_time_s"] = summary["fit_time_s"]
+    out["collapsed"] = summary["collapsed"]
     # in view at a projector's width (1280 px): each difference beside the accuracy it is taken
     # from with its wins and its test, the Euclidean one first (issue 36)
     first = ["dataset", "label", "accuracy_mean", "accuracy_std"]
@@ -225,6 +226,26 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
         first += [f"diff vs {name}", f"W/T/L vs {name}", f"p vs {name}"]
     first.append("same-dimension baseline")
     return out[first + [c for c in out.columns if c not in first]]
+
+
+def collapse_note(summary: pd.DataFrame) -> str | None:
+    """The methods whose embedding collapsed on some splits (their scored points on fewer than a
+    tenth as many distinct positions: the accuracy mostly the tie-breaking of equal distances),
+    each with its data set and how many of its splits, or None."""
+    hit = summary[summary["collapsed"] > 0]
+    if hit.empty:
+        return None
+    parts = [
+        f"**{row.label}** on {row.dataset} ({row.collapsed} of {row.n_splits} splits)"
+        for row in hit.itertuples()
+    ]
+    return (
+        "Collapsed embeddings: "
+        + "; ".join(parts)
+        + ". On those splits the scored points sit on fewer than a tenth as many distinct "
+        "positions, so the accuracy is mostly the tie-breaking of equal distances, not what the "
+        "method learned. The Embed page shows such a view with its cause and a remedy."
+    )
 
 
 def p_text(p: float) -> str:
@@ -254,6 +275,11 @@ def summary_columns() -> dict:
         "accuracy_mean": column("accuracy", help="mean over the splits"),
         "accuracy_std": column("± std", help="standard deviation over the splits"),
         "same-dimension baseline": column("PCA baseline"),
+        "collapsed": column(
+            "collapsed",
+            help="splits on which the embedding collapsed (its scored points on "
+            "fewer than a tenth as many distinct positions)",
+        ),
     }
     for name, short in BASELINE_NAMES.items():
         config[f"diff vs {name}"] = column(
@@ -470,6 +496,9 @@ def render() -> None:
     if len(failed):
         st.warning(failure_summary(failed, len(results)))
     summary = guarded(summary_table, results, context="summary")
+    collapsed = None if summary is None else collapse_note(summary)
+    if collapsed:
+        st.warning(collapsed, icon=":material/warning:")
     bars, boxes = comparison_figures(results)
     tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
     draw_chart(tab_bars, presentation.fit_screen(bars), key="compare_bars")

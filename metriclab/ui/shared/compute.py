@@ -15,7 +15,7 @@ from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pa
 from metriclab.eigen import DENSE_MAX_POINTS
 from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
 from metriclab.graphs import CUT_OFF, cut_off_points, unlinked_points
-from metriclab.plots.base import SAME_POSITION
+from metriclab.positions import COLLAPSED_SHARE, collapsed, distinct_positions
 from metriclab.preprocess import scale_features
 
 # Learned state shown on the pages when an estimator has it.
@@ -82,22 +82,6 @@ def spectrum_of(estimator, n_points: int) -> np.ndarray | None:
     return np.asarray(estimator.spectrum(count), dtype=np.float64)
 
 
-def distinct_positions(Z: np.ndarray, rel_tol: float = SAME_POSITION) -> int:
-    """How many different points `Z` holds, positions closer than rel_tol × its spread counted once."""
-    Z = np.asarray(Z, dtype=np.float64)
-    if Z.shape[0] == 0:
-        return 0
-    spread = float(np.ptp(Z, axis=0).max()) if Z.size else 0.0
-    if not spread > 0:
-        return 1
-    cells = np.round(Z / (rel_tol * spread))
-    cells = cells[np.lexsort(cells.T)]  # equal rows side by side (np.unique(axis=0): 2.3× slower)
-    return int(1 + np.count_nonzero(np.any(cells[1:] != cells[:-1], axis=1)))
-
-
-COLLAPSED_SHARE = 0.1  # fewer distinct positions than this share of the unlabeled points
-
-
 def collapse_warning(
     Z: np.ndarray, mask: np.ndarray, share: float = COLLAPSED_SHARE, cause: str | None = None
 ) -> str | None:
@@ -106,10 +90,8 @@ def collapse_warning(
     `graph_cause`) replaces the general remedy where the cause is known."""
     unseen = np.asarray(Z)[~np.asarray(mask, dtype=bool)]
     n = unseen.shape[0]
-    if n < 10:
-        return None
-    k = distinct_positions(unseen)
-    if k >= share * n:
+    k = distinct_positions(unseen) if n >= 10 else n
+    if not collapsed(k, n, share):
         return None
     head = (
         f"The embedding has collapsed: the {n:,} unlabeled points sit on only {k:,} distinct "
