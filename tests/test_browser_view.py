@@ -227,6 +227,31 @@ def test_the_spread_view_shows_the_euclidean_line_and_no_self_comparison(page, a
 # 8. presentation mode keeps the view; its button covers nothing ----------------------------------
 
 
+# what a text, legend entry or tile of the first screen may not lie under
+COVERABLE = (
+    ".js-plotly-plot .legendtext, .js-plotly-plot .gtitle, [data-testid='stMetric'], "
+    "[data-testid='stExpander'] summary p, [data-testid='stAlert']"
+)
+
+
+def test_presentation_exit_button_covers_nothing_on_the_first_screen(page, app_url):
+    """The button was fixed at the bottom right: on a projector's first screen (1280×800) it lay
+    over soybean's legend (charcoal-rot, powdery-mildew) and, a scroll later, over the
+    labelled/unlabelled tile. It now sits in a band of its own at the top right."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, f"{app_url}/embed?ds=soybean&method=le&present=1")
+    presenting(page)
+    button = page.get_by_role("button", name="Exit presentation").bounding_box()
+    covered = page.evaluate(
+        """([sel, b]) => [...document.querySelectorAll(sel)].filter(e => {
+            const r = e.getBoundingClientRect();
+            return r.width && r.top < 800 && !(r.right <= b.x || b.x + b.width <= r.left ||
+                   r.bottom <= b.y || b.y + b.height <= r.top); }).map(e => e.textContent)""",
+        [COVERABLE, button],
+    )
+    assert covered == [], covered
+
+
 def test_presentation_keeps_the_view_and_its_button_covers_no_toolbar(browser, page, app_url):
     open_page(page, f"{app_url}/embed?ds=two_moons&method=tdl")
     choose(page, "Data set", "iris")

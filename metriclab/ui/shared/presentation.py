@@ -4,7 +4,7 @@ A toggle in the sidebar (URL `?present=1`, validated like every URL value). When
 block hides the sidebar, the header, the page title and the captions, widens the page and scales
 the text; the page's main chart comes first in its view, sized to be whole on screen at 1280×720,
 1280×800 and 1920×1080, with larger fonts (`fit_screen`), and an "Exit presentation" button at the
-bottom right corner is the way back (the sidebar, and the toggle in it, are hidden meanwhile).
+top right corner is the way back (the sidebar, and the toggle in it, are hidden meanwhile).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stMainBlockContainer"] [data-testid="stHeading"]:has(h1),
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { display: none !important; }
 html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.75rem 2rem 2rem 2rem; }
-.st-key-present_exit { position: fixed; bottom: 1rem; right: 1rem; z-index: 1000; width: auto; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 2.2rem 2rem 2rem 2rem; }
+.st-key-present_exit { position: fixed; top: 0.4rem; right: 2rem; z-index: 1000; width: auto; }
+.st-key-present_exit button { min-height: 0; padding: 0.1rem 0.6rem; font-size: 0.8rem; }
 </style>
 """
 
@@ -75,7 +76,7 @@ def controls() -> bool:
         key=KEY,
         on_change=_remember,
         help="Large fonts, no sidebar and the chart filling the screen, for a projector "
-        "(link: ?present=1). Leave it with the 'Exit presentation' button at the bottom right.",
+        "(link: ?present=1). Leave it with the 'Exit presentation' button at the top right.",
     )
     st.session_state[_KEPT] = on
     publish({KEY: 1} if on else {}, prune=(KEY,))
