@@ -239,6 +239,9 @@ def test_presentation_shows_the_main_chart_whole_at_projector_sizes(browser, app
             "/embed?ds=harder_moons&method=tdl&p.tdl.n_components=2&present=1",
         ):
             open_presenting(page, app_url + path)
+            if "lessons" in path:  # the question first: the view waits for the class's answer
+                assert page.locator(".js-plotly-plot").count() == 0
+                page.get_by_role("button", name="Show the view").click()
             page.wait_for_selector(".js-plotly-plot")
             box = page.locator(".js-plotly-plot").first.bounding_box()
             assert page.evaluate("() => window.scrollY") == 0

@@ -143,3 +143,29 @@ def test_the_ionosphere_step_says_how_many_points_carry_its_coordinates():
     (first, second) = found
     assert f"{first[0]} point holds {first[1]} % of the first" in look
     assert f"{second[0]} points hold {second[1]} % of the second" in look
+
+
+def test_on_a_projector_a_steps_view_waits_for_the_class_to_answer():
+    """The step's chart and scores answer its question ("Should we expect the strip to split the
+    moons?" beside the strip that shows it): in presentation mode the view waits behind "Show
+    the view", once per step; Next opens the next step's question without its view, and a step
+    already shown stays shown. Off a projector the view is drawn at once."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import ROOT, figures
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)  # the sidebar's toggle
+    at.query_params.update({"lesson": "tdl", "step": "1", "present": "1"})
+    at.run()
+    at.switch_page("pages/lessons.py").run()
+    assert not at.exception
+    assert not figures(at) and not at.metric  # the question only
+    assert "Laplacian Eigenmaps never sees a label" in " ".join(m.value for m in at.markdown)
+    at.button(key="lesson_show").click().run()
+    assert figures(at) and at.metric and "lesson_show" not in [b.key for b in at.button]
+    at.button(key="lesson_next").click().run()
+    assert not figures(at) and at.button(key="lesson_show")  # step 2 asks first
+    at.button(key="lesson_prev").click().run()
+    assert figures(at)  # step 1 was shown
+    normal = run_page("lessons", {"lesson": "tdl", "step": "1"}, timeout=300)
+    assert figures(normal) and "lesson_show" not in [b.key for b in normal.button]

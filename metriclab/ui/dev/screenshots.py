@@ -49,7 +49,7 @@ SHOTS = [
     ("claims.png", "/reproduce?paper=tdl", [], 1300),
     ("lesson.png", "/lessons?lesson=tdl&step=3", [], 1100),
     # a lecture's screen (issue 36): 1280×800
-    ("present-lesson.png", "/lessons?lesson=tdl&step=2&present=1", [], 800, 1280),
+    ("present-lesson.png", "/lessons?lesson=tdl&step=2&present=1", [("button", "Show the view")], 800, 1280),
     ("embed-ionosphere.png", f"/embed?{IONOSPHERE_TDL}", [("chart", "")], 800, 1280),
     ("embed-mnist.png", "/embed?ds=mnist&method=tdl", [("chart", "")], 800, 1280),
     # look closer (issue 37): linked views with a selection; held-out digits of MNIST, mapped

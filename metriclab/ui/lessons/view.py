@@ -191,7 +191,34 @@ def step_view(lesson: Lesson, number: int) -> None:
         _texts(step, large)
         _nav(lesson, number, stacked=large)
     with view_area:
+        if large and _answer_first(lesson, number):
+            return
         _step_view(lesson, number, step)
+
+
+SHOWN = "_lesson_shown"  # the (lesson, step) views shown in this session
+
+
+def _answer_first(lesson: Lesson, number: int) -> bool:
+    """On a projector the step's view, whose chart and scores answer its question, waits until
+    the class has answered: a button shows it (once per step and session). True while it waits."""
+    shown = st.session_state.setdefault(SHOWN, set())
+    if (lesson.key, number) in shown:
+        return False
+    st.markdown("#### Ask first")
+    st.markdown(
+        "The view answers the question on the left: its chart and scores are shown when the "
+        "class has answered."
+    )
+    st.button(
+        "Show the view",
+        key="lesson_show",
+        icon=":material/visibility:",
+        type="primary",
+        on_click=shown.add,
+        args=((lesson.key, number),),
+    )
+    return True
 
 
 def _step_view(lesson: Lesson, number: int, step: Step) -> None:
