@@ -175,3 +175,25 @@ def test_the_command_line_comparison_counts_collapsed_splits(capsys):
     assert header.split()[-2:] == ["collapsed", "status"]
     le = next(row for row in rows if "Laplacian" in row)
     assert le.split()[-2:] == ["2", "ok"] and "collapsed: splits on which" in out
+
+
+def test_the_window_map_marks_the_cells_where_an_embedding_collapsed():
+    """Over soybean's default λ × t grid every cell had TDL's or LE's embedding collapsed, and the
+    map coloured their differences as if they were comparisons of what each learned."""
+    from metriclab import plots
+    from metriclab.ui.embed.window import collapse_caption
+
+    request, _ = _default("glass", "tdl")
+    grid = (("lam", (16.0,)), ("width", (4.0, 16.0)))  # glass: collapsed at t = 4, not at 16
+    computed = compute.window_map(*memo.resolve(request), request, grid)
+    assert computed.collapsed.tolist() == [[True, False]]
+    assert computed.baseline_collapsed.tolist() == [[True, False]]
+    fig = plots.window_map((16.0,), (4.0, 16.0), computed.grid, computed.baseline,
+                           collapsed=computed.collapsed | computed.baseline_collapsed)  # fmt: skip
+    marked = [t for t in fig.data if str(t.name).startswith("collapsed")]
+    assert len(marked) == 1 and list(marked[0].x) == [4.0] and list(marked[0].y) == [16.0]
+    caption = collapse_caption(computed, "TDL")
+    assert (
+        "× marks the 1 of 2 cells" in caption
+        and "(1 for TDL, 1 for Laplacian Eigenmaps:" in caption
+    )

@@ -53,12 +53,15 @@ def window_map(
     col_log: bool = True,
     baseline_name: str = "baseline",
     marks: Sequence[tuple[str, float, float, str]] = (),
+    collapsed: np.ndarray | None = None,
 ) -> go.Figure:
     """The method's accuracy minus its baseline's over a (row × column parameter) grid, on a
     diverging scale centred at 0 (blue: the method wins), cells placed at their true values on
     log (or linear) axes, and a black line along the sides of the cells where it wins.
     `baseline_accuracy` is one number or a grid of the same shape. `marks` are settings drawn
-    over the map, each (name, column value, row value, marker symbol): the paper's, the view's."""
+    over the map, each (name, column value, row value, marker symbol): the paper's, the view's.
+    `collapsed` (a boolean grid) marks with × the cells where an embedding collapsed: their
+    accuracies, and the colour, are mostly the tie-breaking of equal distances."""
     A = np.asarray(accuracy, dtype=np.float64)
     if A.shape != (len(row_values), len(col_values)):
         raise ValueError(
@@ -109,6 +112,20 @@ def window_map(
             showlegend=False,
         )
     )
+    hit = np.zeros(A.shape, bool) if collapsed is None else np.asarray(collapsed, bool)
+    if hit.any():
+        rows, cols = np.nonzero(hit)
+        fig.add_trace(
+            go.Scatter(
+                x=np.asarray(col_values, float)[cols],
+                y=np.asarray(row_values, float)[rows],
+                mode="markers",
+                marker=dict(symbol="x-thin", size=14, line=dict(width=2, color="black")),
+                name=f"collapsed ({int(hit.sum())} cells): tie-breaking",
+                hovertemplate=f"{row_name}=%{{y:.3g}}<br>{col_name}=%{{x:.3g}}<br>an embedding "
+                "collapsed here<extra></extra>",
+            )
+        )
     for name, col_value, row_value, symbol in marks:
         fig.add_trace(
             go.Scatter(
@@ -126,7 +143,7 @@ def window_map(
                 "<extra></extra>",
             )
         )
-    if marks:  # their legend under the map, clear of the colour bar
+    if marks or hit.any():  # their legend under the map, clear of the colour bar
         fig.update_layout(legend=dict(orientation="h", y=-0.3, x=0))
     fig.update_xaxes(
         title=col_name + (" (log scale)" if col_log else ""),
@@ -142,4 +159,4 @@ def window_map(
         if row_log
         else [y_edges[0], y_edges[-1]],
     )
-    return _layout(fig, title, height=500 if marks else 440)
+    return _layout(fig, title, height=500 if marks or hit.any() else 440)

@@ -385,6 +385,9 @@ class WindowMap:
     baseline: np.ndarray  # the baseline's accuracy per cell (its shared settings of that cell)
     baseline_label: str
     failures: list[str] = field(default_factory=list)  # "where: why" of each cell that failed
+    # cells where the method's, or its baseline's, embedding collapsed (`collapse_warning`)
+    collapsed: np.ndarray | None = None
+    baseline_collapsed: np.ndarray | None = None
 
 
 def shared_params(base_spec, values: dict[str, Any]) -> dict[str, Any]:
@@ -393,12 +396,24 @@ def shared_params(base_spec, values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k in names}
 
 
+def collapsed_view(result: ViewResult) -> bool:
+    """Whether the fitted embedding of `result` collapsed (`collapse_warning`)."""
+    return result.Z is not None and collapse_warning(result.Z, result.mask) is not None
+
+
 def window_accuracy(
-    ds: Dataset, mask: np.ndarray, request, grid: tuple, progress=None, failures=None
+    ds: Dataset,
+    mask: np.ndarray,
+    request,
+    grid: tuple,
+    progress=None,
+    failures=None,
+    collapsed: np.ndarray | None = None,
 ) -> np.ndarray:
     """Accuracy on the unlabeled points over `grid` = ((row name, values), (column name, values)),
     the other parameters as in `request`; a cell whose fit fails is a gap (NaN) and its reason is
-    appended to `failures` (a list, when given)."""
+    appended to `failures` (a list, when given); `collapsed` (a boolean grid, when given) is set
+    where the cell's embedding collapsed."""
     (row_name, row_values), (col_name, col_values) = grid
     spec = request.spec
     out = np.full((len(row_values), len(col_values)), np.nan)
@@ -407,7 +422,10 @@ def window_accuracy(
         for j, cv in enumerate(col_values):
             cell = request.with_params(**{row_name: rv, col_name: cv})
             try:
-                out[i, j] = fit_view((ds, mask), cell, extras=False).accuracy
+                result = fit_view((ds, mask), cell, extras=False)
+                out[i, j] = result.accuracy
+                if collapsed is not None:
+                    collapsed[i, j] = collapsed_view(result)
             except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                 if failures is not None:
                     failures.append(f"{spec.label} at {row_name}={rv}, {col_name}={cv}: {exc}")
@@ -428,11 +446,13 @@ def window_map(
     if isinstance(base_spec, str) and base_spec == "auto":
         base_spec = REGISTRY.get(spec.baseline) if spec.baseline else None
     failures: list[str] = []
-    accuracy = window_accuracy(ds, mask, request, grid, None, failures)
+    shape = (len(grid[0][1]), len(grid[1][1]))
+    collapsed, base_collapsed = np.zeros(shape, bool), np.zeros(shape, bool)
+    accuracy = window_accuracy(ds, mask, request, grid, None, failures, collapsed)
     base = np.full(accuracy.shape, np.nan)
     if base_spec is not None:
         (row_name, row_values), (col_name, col_values) = grid
-        fitted: dict[tuple, float] = {}  # cells sharing the baseline's settings are fitted once
+        fitted: dict[tuple, tuple] = {}  # cells sharing the baseline's settings are fitted once
         for i, rv in enumerate(row_values):
             for j, cv in enumerate(col_values):
                 cell = request.with_params(**{row_name: rv, col_name: cv})
@@ -441,18 +461,19 @@ def window_map(
                 if key not in fitted:
                     try:
                         baseline = cell.with_method(base_spec.key, shared)
-                        fitted[key] = fit_view((ds, mask), baseline, extras=False).accuracy
+                        result = fit_view((ds, mask), baseline, extras=False)
+                        fitted[key] = (result.accuracy, collapsed_view(result))
                     except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
-                        fitted[key] = np.nan
+                        fitted[key] = (np.nan, False)
                         where = ", ".join(f"{k}={v}" for k, v in key) or "its defaults"
                         failures.append(f"{base_spec.label} at {where}: {exc}")
-                base[i, j] = fitted[key]
+                base[i, j], base_collapsed[i, j] = fitted[key]
     if np.all(np.isnan(base)):
         base[:] = float(np.nanmedian(accuracy)) if np.any(np.isfinite(accuracy)) else np.nan
         label = "the grid's median"
     else:
         label = base_spec.label
-    return WindowMap(accuracy, base, label, failures)
+    return WindowMap(accuracy, base, label, failures, collapsed, base_collapsed)
 
 
 # ------------------------------------------------------------------------------ dissimilarity
