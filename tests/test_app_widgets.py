@@ -104,7 +104,7 @@ def test_window_accuracy_fills_the_grid_and_marks_failures_as_gaps():
     request = fit_request("two_moons", "nca")
     calls = []
     axes = (("n_components", [0, 1, 2]), ("max_iter", [5, 10]))
-    grid = compute.window_accuracy(ds, mask, request, axes, progress=lambda *a: calls.append(a))
+    grid = compute.window_accuracy((ds, mask), request, axes, progress=lambda *a: calls.append(a))
     assert grid.shape == (3, 2)
     assert np.all(np.isnan(grid[0]))  # n_components = 0 is invalid: a gap, not an error
     assert np.all((grid[1:] >= 0) & (grid[1:] <= 1))

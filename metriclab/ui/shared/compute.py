@@ -402,18 +402,18 @@ def collapsed_view(result: ViewResult) -> bool:
 
 
 def window_accuracy(
-    ds: Dataset,
-    mask: np.ndarray,
+    view: tuple[Dataset, np.ndarray],
     request,
     grid: tuple,
     progress=None,
     failures=None,
     collapsed: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Accuracy on the unlabeled points over `grid` = ((row name, values), (column name, values)),
-    the other parameters as in `request`; a cell whose fit fails is a gap (NaN) and its reason is
-    appended to `failures` (a list, when given); `collapsed` (a boolean grid, when given) is set
-    where the cell's embedding collapsed."""
+    """Accuracy on the unlabeled points of `view` (the data and its labelled mask) over `grid` =
+    ((row name, values), (column name, values)), the other parameters as in `request`; a cell
+    whose fit fails is a gap (NaN) and its reason is appended to `failures` (a list, when given);
+    `collapsed` (a boolean grid, when given) is set where the cell's embedding collapsed."""
+    ds, mask = view
     (row_name, row_values), (col_name, col_values) = grid
     spec = request.spec
     out = np.full((len(row_values), len(col_values)), np.nan)
@@ -448,7 +448,7 @@ def window_map(
     failures: list[str] = []
     shape = (len(grid[0][1]), len(grid[1][1]))
     collapsed, base_collapsed = np.zeros(shape, bool), np.zeros(shape, bool)
-    accuracy = window_accuracy(ds, mask, request, grid, None, failures, collapsed)
+    accuracy = window_accuracy((ds, mask), request, grid, None, failures, collapsed)
     base = np.full(accuracy.shape, np.nan)
     if base_spec is not None:
         (row_name, row_values), (col_name, col_values) = grid
