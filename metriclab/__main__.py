@@ -99,11 +99,13 @@ def cmd_reproduce(args) -> int:
         found = experiments()
         if not found:
             print("no experiments yet (the paper modules of metriclab/reproduce/ are not there)")
-        for exp in found.values():
-            print(f"{exp.name:24s} {exp.paper:12s} {exp.title}")
+        name_width = max((len(exp.name) for exp in found.values()), default=0)
+        paper_width = max((len(exp.paper) for exp in found.values()), default=0)
+        for exp in found.values():  # three aligned columns, however long a paper's name
+            print(f"{exp.name:{name_width}s}  {exp.paper:{paper_width}s}  {exp.title}")
         return 0
     if not args.names:
-        print("give experiment names or 'all' (see --list)", file=sys.stderr)
+        print("error: give experiment names or 'all' (see --list)", file=sys.stderr)
         return 2
     if args.scheduler:
         from metriclab.resources import require
@@ -205,7 +207,15 @@ def cmd_compare(args) -> int:
     cached = int(results["cached"].sum())
     if cached:
         print(f"({cached} of {len(results)} split results came from the cache)", file=sys.stderr)
-    return 0
+    # the table's status column is cut to fit; a failed method's reason in full, one line each
+    failed = summary[summary["n_failed"] > 0]
+    for row in failed.itertuples(index=False):
+        runs = row.n_failed + row.n_splits
+        where = "every split" if row.n_splits == 0 else f"{row.n_failed} of {runs} splits"
+        print(
+            f"error: {row.label} on {row.dataset} failed on {where}: {row.status}", file=sys.stderr
+        )
+    return 1 if len(failed) else 0
 
 
 def bench_scripts() -> dict[str, Path]:
@@ -267,7 +277,7 @@ def cmd_bench(args) -> int:
 
 def cmd_data(args) -> int:
     if args.action == "list" and args.names:
-        print("`data list` takes no data set names", file=sys.stderr)
+        print("error: `data list` takes no data set names", file=sys.stderr)
         return 2
     if args.action == "list":
         from metriclab.datasets import entry, names
@@ -277,7 +287,7 @@ def cmd_data(args) -> int:
         return 0
     if not BUILD_TOOL.is_file():
         print(
-            "`data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
+            "error: `data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
             f"tools/build_sample_data.py, which is not beside this installed package ({BUILD_TOOL} "
             "is missing). The shipped data files need no rebuild; to rebuild them, clone the "
             "repository, run `pip install -e '.[data]'` there and then "
@@ -508,7 +518,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         prog=prog,
         description="metriclab: learning distances and embeddings from labels.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.replace(MODULE_PROG, prog),
+        # the usage lines name the command as it was run; the first line names both ways
+        epilog="\n".join(
+            line.replace(MODULE_PROG, prog, 1) if line.startswith(MODULE_PROG) else line
+            for line in __doc__.splitlines()
+        ),
     )
     from metriclab.resources import DISTRIBUTION, version
 
@@ -637,20 +651,36 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     from metriclab.resources import MissingExtra
 
     prog = prog or invoked_as()
-    parser = build_parser(prog)
-    args, unknown = parser.parse_known_args(argv)
-    args.prog = prog
-    if args.command == "app":  # Streamlit's own options pass through untouched
-        args.streamlit_args = [*unknown, *args.streamlit_args]
-    elif args.command == "class":  # as are metriclab.deploy's
-        args.deploy_args = [*unknown, *args.deploy_args]
-    elif unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        return args.func(args)
-    except MissingExtra as exc:  # one line naming the extra, never a traceback
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        parser = build_parser(prog)
+        args, unknown = parser.parse_known_args(argv)
+        args.prog = prog
+        if args.command == "app":  # Streamlit's own options pass through untouched
+            args.streamlit_args = [*unknown, *args.streamlit_args]
+        elif args.command == "class":  # as are metriclab.deploy's
+            args.deploy_args = [*unknown, *args.deploy_args]
+        elif unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        try:
+            code = args.func(args)
+        except MissingExtra as exc:  # one line naming the extra, never a traceback
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:  # `metriclab claims | head`: the reader has what it wanted
+        _discard_stdout()
+        return 1
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null after a broken pipe, so that Python's flush at exit does not
+    print a second BrokenPipeError (the recipe of Python's signal module documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # stdout without a file descriptor (tests)
+        pass
 
 
 if __name__ == "__main__":
