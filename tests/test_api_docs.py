@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import metriclab
+import metriclab.datasets
 import metriclab.plotting
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +62,9 @@ def test_every_public_name_is_on_the_api_page():
     listed = set(API_OBJECTS)
     public = {f"metriclab.{n}" for n in metriclab.__all__ if n != "__version__"}
     public |= {f"metriclab.plotting.{n}" for n in metriclab.plotting.__all__}
+    # every name metriclab.datasets exports (default_scaling, which the README names, and
+    # entry, subsample_indices and default_preprocess were missing)
+    public |= {f"metriclab.datasets.{n}" for n in metriclab.datasets.__all__}
     public |= {
         "metriclab.datasets.load",
         "metriclab.datasets.names",
