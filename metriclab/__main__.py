@@ -329,7 +329,8 @@ def cmd_app(args) -> int:
     options = [a for a in args.streamlit_args if a != "--"]
     project = resources.streamlit_options(options)
     return _run_until_stopped(
-        [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
+        # `streamlit run` through metriclab.ui.shared.serve: no external IP lookup at start
+        [sys.executable, "-m", "metriclab.ui.shared.serve", "run", str(script), *project, *options]
     )
 
 
