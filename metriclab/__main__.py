@@ -540,7 +540,7 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     rep.add_argument("--list", action="store_true", help="list the experiments and exit")
     rep.add_argument("--fast", action="store_true", help="small smoke-test version (seconds)")
     rep.add_argument("--splits", type=int, default=None, help="number of random splits")
-    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--seed", type=int, default=0, help="seed of the splits (default: 0)")
     rep.add_argument(
         "--out", default=str(DEFAULT_OUT), help="output directory (default: %(default)s)"
     )
@@ -571,7 +571,12 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     cmp_.add_argument("--fraction", type=float, default=None, help="labeled share of each class")
     cmp_.add_argument("--n-train", type=int, default=None, help="number of training points")
     cmp_.add_argument("--per-class", type=int, default=None, help="labeled points per class")
-    cmp_.add_argument("--protocol", choices=["auto", "transductive", "inductive"], default="auto")
+    cmp_.add_argument(
+        "--protocol",
+        choices=["auto", "transductive", "inductive"],
+        default="auto",
+        help="auto: each method's own (transductive for TDL and LE, else inductive)",
+    )
     cmp_.add_argument("--classifier", default="1nn", help="1nn, knn:K or nearest_mean")
     cmp_.add_argument(
         "--preprocess",
@@ -579,23 +584,27 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         help="feature scaling: auto (each data set's default), none, standardise (z-scores) or "
         "minmax ([0, 1] range); fitted on the points each method is fitted on",
     )
-    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the splits (default: 0)")
     cmp_.add_argument("--csv", default=None, help="also write the per-split rows to this CSV")
     _add_run_options(
         cmp_, "parallel workers (-1 = all cores)", "Dask scheduler address, e.g. tcp://host:8786"
     )
     cmp_.set_defaults(func=cmd_compare)
 
-    ben = sub.add_parser("bench", help="run benchmarks in bench/")
+    ben = sub.add_parser("bench", help="run the benchmarks in bench/ (of a source checkout)")
     ben.add_argument("names", nargs="*", help="benchmark names (bench/<name>.py), or 'all'")
-    ben.add_argument("--list", action="store_true")
+    ben.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     ben.add_argument(
         "--extra", nargs=argparse.REMAINDER, default=[], help="arguments for the scripts"
     )
     ben.set_defaults(func=cmd_bench)
 
     data = sub.add_parser("data", help="shipped data sets")
-    data.add_argument("action", choices=["list", "build"])
+    data.add_argument(
+        "action",
+        choices=["list", "build"],
+        help="list: every name load() takes; build: rebuild sample_data/ (a source checkout)",
+    )
     data.add_argument("names", nargs="*", help="build: the data sets to rebuild (default: all)")
     data.set_defaults(func=cmd_data)
 
@@ -608,7 +617,10 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     app.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="Streamlit options")
     app.set_defaults(func=cmd_app)
 
-    cl = sub.add_parser("claims", help="the papers' claims with verdicts from the committed tables")
+    cl = sub.add_parser(
+        "claims",
+        help="the papers' claims with their verdicts (from the committed tables, or your run's)",
+    )
     cl.add_argument(
         "--tables",
         default=None,
@@ -641,7 +653,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     class_.set_defaults(func=cmd_class)
 
     cache = sub.add_parser("cache", help="the on-disk caches (results, full-size graphs)")
-    cache.add_argument("action", choices=["info", "clear"])
+    cache.add_argument(
+        "action",
+        choices=["info", "clear"],
+        help="info: the folders in use and what they hold; clear: empty them",
+    )
     cache.set_defaults(func=cmd_cache)
     return parser
 

@@ -1,4 +1,4 @@
-"""A class on one machine or several: Streamlit processes behind HAProxy (issue 41).
+"""A class on one machine or several: Streamlit processes behind HAProxy.
 
 One Streamlit process uses about one core (its script runs hold the GIL), so a class is served by
 several processes behind a sticky load balancer, HAProxy from Debian's packages (`apt-get install
@@ -285,7 +285,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy"
     parser.add_argument("--workers", type=int, default=2, help="Streamlit processes on this host")
     parser.add_argument("--port", type=int, default=8501, help="the balancer's port")
     parser.add_argument("--bind", default="0.0.0.0", help="the balancer's address")
-    parser.add_argument("--first-worker-port", type=int, default=FIRST_WORKER_PORT)
+    parser.add_argument(
+        "--first-worker-port",
+        type=int,
+        default=FIRST_WORKER_PORT,
+        help="the first local worker's port; the next ones follow (default: %(default)s)",
+    )
     parser.add_argument(
         "--worker-address",
         default="127.0.0.1",

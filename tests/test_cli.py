@@ -381,3 +381,40 @@ def test_output_into_a_closed_pipe_is_no_traceback(command):
         os.close(write)
     assert run.returncode == 1
     assert run.stderr == "", run.stderr
+
+
+def test_every_subcommand_and_option_says_what_it_does(capsys):
+    """`metriclab <command> --help` gives each option and argument a line of its own (--seed,
+    --protocol, bench --list, data's and cache's actions, class --first-worker-port had none), and
+    no issue number of the project's tracker reaches a user's help text (class said "issue 41")."""
+    import argparse
+    import re
+
+    from metriclab import deploy
+    from metriclab.__main__ import build_parser
+
+    parser = build_parser("metriclab")
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    helped = {c.dest: c.help for c in commands._choices_actions}
+    assert set(helped) == set(commands.choices) and all(helped.values()), helped
+    # `class` hands every option to metriclab.deploy's own parser
+    parsers = {"metriclab": parser, **commands.choices}
+    del parsers["class"]
+    missing = [
+        f"{name} {action.dest}"
+        for name, sub in parsers.items()
+        for action in sub._actions
+        if not isinstance(action, argparse._SubParsersAction) and not action.help
+    ]
+    with pytest.raises(SystemExit):
+        deploy.main(["--help"], prog="metriclab class")
+    class_help = capsys.readouterr().out
+    lines = class_help.splitlines()
+    missing += [  # an option alone on its line, with no help text wrapped under it
+        f"class {line.strip()}"
+        for line, after in zip(lines, [*lines[1:], ""], strict=True)
+        if re.match(r"^  --[\w-]+( [A-Z_]+)?$", line) and not after.startswith(" " * 8)
+    ]
+    assert missing == []
+    texts = [sub.format_help() for sub in parsers.values()] + [class_help]
+    assert not [t for t in texts if re.search(r"\bissue \d", t)]
