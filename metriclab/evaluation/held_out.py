@@ -158,15 +158,18 @@ class HeldOutFit:
 
     Examples
     --------
-    >>> from metriclab.datasets import load
-    >>> from metriclab.evaluation import SplitRequest, fit_held_out, labeled_mask
+    TDL on the two moons, 5 labels per moon, 20 % of the points held out and mapped by the
+    out-of-sample map (Lemma 6):
+
+    >>> from metriclab import datasets, evaluation
     >>> from metriclab.methods import REGISTRY
-    >>> ds = load("iris")
-    >>> mask = labeled_mask(ds.y, fraction=0.2, seed=0)
-    >>> fit = fit_held_out(SplitRequest.of(REGISTRY["nca"], ds, mask), test=0.3, seed=0)
-    >>> fit.embedding.shape, int(fit.held_out.sum()), bool(fit.labeled[fit.held_out].any())
-    ((150, 2), 45, False)
-    >>> 0.5 < fit.held_out_accuracy <= 1.0
+    >>> moons = datasets.load("two_moons")
+    >>> labels = evaluation.labeled_mask(moons.y, per_class=5, seed=0)
+    >>> request = evaluation.SplitRequest.of(REGISTRY["tdl"], moons, labels)
+    >>> fit = evaluation.fit_held_out(request, test=0.2, seed=0)
+    >>> fit.embedding.shape, fit.held_out_coordinates.shape, bool(fit.labeled[fit.held_out].any())
+    ((200, 2), (40, 2), False)
+    >>> 0.0 <= fit.held_out_accuracy <= 1.0
     True
     """
 
