@@ -437,6 +437,13 @@ def cmd_claims(args) -> int:
     if not tables.is_dir():
         print(f"error: --tables {tables}: no such folder", file=sys.stderr)
         return 2
+    if not default_tables and not any(tables.glob("*.csv")):  # a wrong folder, not a partial run
+        print(
+            f"error: --tables {tables} holds no tables (<experiment>.csv); give the --out folder "
+            f"of `{args.prog} reproduce ...`",
+            file=sys.stderr,
+        )
+        return 2
     target = _claims_target(args, tables, default_tables) if args.write is not None else None
     if isinstance(target, str):
         print(f"error: {target}", file=sys.stderr)

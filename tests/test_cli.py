@@ -249,6 +249,18 @@ def test_reports_name_the_command_that_wrote_them(fake_experiments, tmp_path, ca
     assert "- command: `python -m metriclab reproduce fake-table --fast`" in md
 
 
+def test_claims_refuses_a_folder_without_tables(tmp_path, capsys):
+    """`claims --tables DIR` on a folder with no table at all (a typo, the wrong folder) printed
+    every claim as "not run" and exited 0; a partial run is still accepted (test below)."""
+    assert main(["claims", "--tables", str(tmp_path)], prog="metriclab") == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"error: --tables {tmp_path} holds no tables (<experiment>.csv); give the --out folder "
+        "of `metriclab reproduce ...`\n"
+    )
+    assert not captured.out
+
+
 def _partial_run(tmp_path: Path) -> Path:
     """A user's own run: two of the committed tables, one of them without a row a claim needs."""
     run = tmp_path / "run"
