@@ -15,8 +15,9 @@ $(STAMP): $(PY) pyproject.toml
 
 setup: $(STAMP)
 
+# streamlit run, with no request to another host at start (metriclab/ui/shared/serve.py)
 run: setup
-	$(VENV)/bin/streamlit run app.py
+	$(PY) -m metriclab.ui.shared.serve run app.py
 
 # A class on this machine: WORKERS Streamlit processes behind HAProxy on PORT (sticky sessions,
 # one shared disk cache of the full-size graphs). Needs Debian's haproxy: apt-get install haproxy.

@@ -99,11 +99,13 @@ def cmd_reproduce(args) -> int:
         found = experiments()
         if not found:
             print("no experiments yet (the paper modules of metriclab/reproduce/ are not there)")
-        for exp in found.values():
-            print(f"{exp.name:24s} {exp.paper:12s} {exp.title}")
+        name_width = max((len(exp.name) for exp in found.values()), default=0)
+        paper_width = max((len(exp.paper) for exp in found.values()), default=0)
+        for exp in found.values():  # three aligned columns, however long a paper's name
+            print(f"{exp.name:{name_width}s}  {exp.paper:{paper_width}s}  {exp.title}")
         return 0
     if not args.names:
-        print("give experiment names or 'all' (see --list)", file=sys.stderr)
+        print("error: give experiment names or 'all' (see --list)", file=sys.stderr)
         return 2
     if args.scheduler:
         from metriclab.resources import require
@@ -211,7 +213,15 @@ def cmd_compare(args) -> int:
     cached = int(results["cached"].sum())
     if cached:
         print(f"({cached} of {len(results)} split results came from the cache)", file=sys.stderr)
-    return 0
+    # the table's status column is cut to fit; a failed method's reason in full, one line each
+    failed = summary[summary["n_failed"] > 0]
+    for row in failed.itertuples(index=False):
+        runs = row.n_failed + row.n_splits
+        where = "every split" if row.n_splits == 0 else f"{row.n_failed} of {runs} splits"
+        print(
+            f"error: {row.label} on {row.dataset} failed on {where}: {row.status}", file=sys.stderr
+        )
+    return 1 if len(failed) else 0
 
 
 def bench_scripts() -> dict[str, Path]:
@@ -273,7 +283,7 @@ def cmd_bench(args) -> int:
 
 def cmd_data(args) -> int:
     if args.action == "list" and args.names:
-        print("`data list` takes no data set names", file=sys.stderr)
+        print("error: `data list` takes no data set names", file=sys.stderr)
         return 2
     if args.action == "list":
         from metriclab.datasets import entry, names
@@ -283,7 +293,7 @@ def cmd_data(args) -> int:
         return 0
     if not BUILD_TOOL.is_file():
         print(
-            "`data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
+            "error: `data build` rebuilds sample_data/ from a source checkout of metriclab: it runs "
             f"tools/build_sample_data.py, which is not beside this installed package ({BUILD_TOOL} "
             "is missing). The shipped data files need no rebuild; to rebuild them, clone the "
             "repository, run `pip install -e '.[data]'` there and then "
@@ -325,7 +335,8 @@ def cmd_app(args) -> int:
     options = [a for a in args.streamlit_args if a != "--"]
     project = resources.streamlit_options(options)
     return _run_until_stopped(
-        [sys.executable, "-m", "streamlit", "run", str(script), *project, *options]
+        # `streamlit run` through metriclab.ui.shared.serve: no external IP lookup at start
+        [sys.executable, "-m", "metriclab.ui.shared.serve", "run", str(script), *project, *options]
     )
 
 
@@ -432,6 +443,13 @@ def cmd_claims(args) -> int:
     if not tables.is_dir():
         print(f"error: --tables {tables}: no such folder", file=sys.stderr)
         return 2
+    if not default_tables and not any(tables.glob("*.csv")):  # a wrong folder, not a partial run
+        print(
+            f"error: --tables {tables} holds no tables (<experiment>.csv); give the --out folder "
+            f"of `{args.prog} reproduce ...`",
+            file=sys.stderr,
+        )
+        return 2
     target = _claims_target(args, tables, default_tables) if args.write is not None else None
     if isinstance(target, str):
         print(f"error: {target}", file=sys.stderr)
@@ -514,7 +532,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         prog=prog,
         description="metriclab: learning distances and embeddings from labels.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.replace(MODULE_PROG, prog),
+        # the usage lines name the command as it was run; the first line names both ways
+        epilog="\n".join(
+            line.replace(MODULE_PROG, prog, 1) if line.startswith(MODULE_PROG) else line
+            for line in __doc__.splitlines()
+        ),
     )
     from metriclab.resources import DISTRIBUTION, version
 
@@ -531,7 +553,7 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     rep.add_argument("--list", action="store_true", help="list the experiments and exit")
     rep.add_argument("--fast", action="store_true", help="small smoke-test version (seconds)")
     rep.add_argument("--splits", type=int, default=None, help="number of random splits")
-    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--seed", type=int, default=0, help="seed of the splits (default: 0)")
     rep.add_argument(
         "--out", default=str(DEFAULT_OUT), help="output directory (default: %(default)s)"
     )
@@ -562,7 +584,12 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     cmp_.add_argument("--fraction", type=float, default=None, help="labeled share of each class")
     cmp_.add_argument("--n-train", type=int, default=None, help="number of training points")
     cmp_.add_argument("--per-class", type=int, default=None, help="labeled points per class")
-    cmp_.add_argument("--protocol", choices=["auto", "transductive", "inductive"], default="auto")
+    cmp_.add_argument(
+        "--protocol",
+        choices=["auto", "transductive", "inductive"],
+        default="auto",
+        help="auto: each method's own (transductive for TDL and LE, else inductive)",
+    )
     cmp_.add_argument("--classifier", default="1nn", help="1nn, knn:K or nearest_mean")
     cmp_.add_argument(
         "--preprocess",
@@ -570,23 +597,27 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
         help="feature scaling: auto (each data set's default), none, standardise (z-scores) or "
         "minmax ([0, 1] range); fitted on the points each method is fitted on",
     )
-    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the splits (default: 0)")
     cmp_.add_argument("--csv", default=None, help="also write the per-split rows to this CSV")
     _add_run_options(
         cmp_, "parallel workers (-1 = all cores)", "Dask scheduler address, e.g. tcp://host:8786"
     )
     cmp_.set_defaults(func=cmd_compare)
 
-    ben = sub.add_parser("bench", help="run benchmarks in bench/")
+    ben = sub.add_parser("bench", help="run the benchmarks in bench/ (of a source checkout)")
     ben.add_argument("names", nargs="*", help="benchmark names (bench/<name>.py), or 'all'")
-    ben.add_argument("--list", action="store_true")
+    ben.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     ben.add_argument(
         "--extra", nargs=argparse.REMAINDER, default=[], help="arguments for the scripts"
     )
     ben.set_defaults(func=cmd_bench)
 
     data = sub.add_parser("data", help="shipped data sets")
-    data.add_argument("action", choices=["list", "build"])
+    data.add_argument(
+        "action",
+        choices=["list", "build"],
+        help="list: every name load() takes; build: rebuild sample_data/ (a source checkout)",
+    )
     data.add_argument("names", nargs="*", help="build: the data sets to rebuild (default: all)")
     data.set_defaults(func=cmd_data)
 
@@ -599,7 +630,10 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     app.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="Streamlit options")
     app.set_defaults(func=cmd_app)
 
-    cl = sub.add_parser("claims", help="the papers' claims with verdicts from the committed tables")
+    cl = sub.add_parser(
+        "claims",
+        help="the papers' claims with their verdicts (from the committed tables, or your run's)",
+    )
     cl.add_argument(
         "--tables",
         default=None,
@@ -632,7 +666,11 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     class_.set_defaults(func=cmd_class)
 
     cache = sub.add_parser("cache", help="the on-disk caches (results, full-size graphs)")
-    cache.add_argument("action", choices=["info", "clear"])
+    cache.add_argument(
+        "action",
+        choices=["info", "clear"],
+        help="info: the folders in use and what they hold; clear: empty them",
+    )
     cache.set_defaults(func=cmd_cache)
     return parser
 
@@ -643,20 +681,36 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     from metriclab.resources import MissingExtra
 
     prog = prog or invoked_as()
-    parser = build_parser(prog)
-    args, unknown = parser.parse_known_args(argv)
-    args.prog = prog
-    if args.command == "app":  # Streamlit's own options pass through untouched
-        args.streamlit_args = [*unknown, *args.streamlit_args]
-    elif args.command == "class":  # as are metriclab.deploy's
-        args.deploy_args = [*unknown, *args.deploy_args]
-    elif unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        return args.func(args)
-    except MissingExtra as exc:  # one line naming the extra, never a traceback
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        parser = build_parser(prog)
+        args, unknown = parser.parse_known_args(argv)
+        args.prog = prog
+        if args.command == "app":  # Streamlit's own options pass through untouched
+            args.streamlit_args = [*unknown, *args.streamlit_args]
+        elif args.command == "class":  # as are metriclab.deploy's
+            args.deploy_args = [*unknown, *args.deploy_args]
+        elif unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        try:
+            code = args.func(args)
+        except MissingExtra as exc:  # one line naming the extra, never a traceback
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:  # `metriclab claims | head`: the reader has what it wanted
+        _discard_stdout()
+        return 1
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null after a broken pipe, so that Python's flush at exit does not
+    print a second BrokenPipeError (the recipe of Python's signal module documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # stdout without a file descriptor (tests)
+        pass
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""A class on one machine or several: Streamlit processes behind HAProxy (issue 41).
+"""A class on one machine or several: Streamlit processes behind HAProxy.
 
 One Streamlit process uses about one core (its script runs hold the GIL), so a class is served by
 several processes behind a sticky load balancer, HAProxy from Debian's packages (`apt-get install
@@ -260,12 +260,37 @@ def start(
     return deployment
 
 
+def _checked_config(args, servers: list[str]) -> str:
+    """The balancer's configuration for the command line's `args`, after the checks that need no
+    process: a worker count below 0, nothing to serve, a malformed HOST:PORT, a port out of range
+    or a missing haproxy raise ValueError or FileNotFoundError with the reason."""
+    if args.workers < 0:
+        raise ValueError(f"--workers must be 0 or more, got {args.workers}")
+    ports = {"--port": args.port, "--first-worker-port": args.first_worker_port}
+    if args.stats_port is not None:
+        ports["--stats-port"] = args.stats_port
+    for option, number in ports.items():
+        if not 1 <= number <= 65535:
+            raise ValueError(f"{option} must be a port number in [1, 65535], got {number}")
+    if args.no_balancer and args.workers == 0:
+        raise ValueError("--no-balancer serves only this host's workers: give --workers N (N >= 1)")
+    text = haproxy_config(servers, args.port, args.bind, stats_port=args.stats_port)
+    if (args.check or not args.no_balancer) and haproxy_binary() is None:
+        raise FileNotFoundError("haproxy is not installed: apt-get install haproxy")
+    return text
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="Streamlit processes on this host")
     parser.add_argument("--port", type=int, default=8501, help="the balancer's port")
     parser.add_argument("--bind", default="0.0.0.0", help="the balancer's address")
-    parser.add_argument("--first-worker-port", type=int, default=FIRST_WORKER_PORT)
+    parser.add_argument(
+        "--first-worker-port",
+        type=int,
+        default=FIRST_WORKER_PORT,
+        help="the first local worker's port; the next ones follow (default: %(default)s)",
+    )
     parser.add_argument(
         "--worker-address",
         default="127.0.0.1",
@@ -285,8 +310,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m metriclab.deploy"
     servers = [
         f"127.0.0.1:{args.first_worker_port + i}" for i in range(max(args.workers, 0))
     ] + list(args.hosts)
+    try:  # what can be checked before a process starts: one line, never a traceback
+        text = _checked_config(args, servers)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.check:
-        text = haproxy_config(servers, args.port, args.bind, stats_port=args.stats_port)
         ok, output = check_config(text)
         print(text)
         print(output or "configuration valid", file=sys.stderr)

@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 import metriclab
+import metriclab.datasets
+import metriclab.evaluation
 import metriclab.plotting
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,10 +59,39 @@ def _resolve(qualified: str):
 API_OBJECTS = _api_page_objects()
 
 
+EVALUATION_HELPERS = {
+    "RECORDED_ERRORS",
+    "RESULT_FIELDS",
+    "SUMMARY_GROUP",
+    "UNLABELED",
+    "NoOutOfSampleMap",
+    "classifier_accuracy",
+    "current_run_defaults",
+    "estimator_params",
+    "evaluate_split",
+    "method_label",
+    "paired_verdict",
+    "parse_classifier",
+    "parse_method",
+    "resolve_protocol",
+    "split_seed",
+    "stratified_counts",
+    "stratified_mask",
+}
+
+
 def test_every_public_name_is_on_the_api_page():
     listed = set(API_OBJECTS)
     public = {f"metriclab.{n}" for n in metriclab.__all__ if n != "__version__"}
     public |= {f"metriclab.plotting.{n}" for n in metriclab.plotting.__all__}
+    # every name metriclab.datasets exports (default_scaling, which the README names, and
+    # entry, subsample_indices and default_preprocess were missing)
+    public |= {f"metriclab.datasets.{n}" for n in metriclab.datasets.__all__}
+    # and every name metriclab.evaluation exports, less the helpers it exports for the app and
+    # the engine (named here, so that a new export is documented or named on purpose); the
+    # classes the documented functions return were missing (SplitFit, HeldOutFit, ...)
+    public |= {f"metriclab.evaluation.{n}" for n in metriclab.evaluation.__all__}
+    public -= {f"metriclab.evaluation.{n}" for n in EVALUATION_HELPERS}
     public |= {
         "metriclab.datasets.load",
         "metriclab.datasets.names",

@@ -56,10 +56,11 @@ def _answers(url: str, until_silent_s: float) -> bool:
 
 
 def test_make_run_is_streamlit_run_from_the_checkout():
-    """`make run` serves app.py from the checkout's top folder, so Streamlit reads the project's
-    .streamlit/config.toml (the server test below starts it the same way)."""
+    """`make run` serves app.py from the checkout's top folder (`streamlit run` through
+    metriclab.ui.shared.serve), so Streamlit reads the project's .streamlit/config.toml (the server test
+    below starts it the same way)."""
     recipe = re.search(r"^run:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
-    assert recipe and recipe.group(1).strip() == "$(VENV)/bin/streamlit run app.py"
+    assert recipe and recipe.group(1).strip() == "$(PY) -m metriclab.ui.shared.serve run app.py"
 
 
 @pytest.mark.parametrize("how", ["make run", "metriclab app from another folder"])
@@ -67,7 +68,9 @@ def test_no_usage_statistics_and_no_deploy_button(how, page, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     if how == "make run":
-        proc, url = _serve([sys.executable, "-m", "streamlit", "run", "app.py"], ROOT, home)
+        proc, url = _serve(
+            [sys.executable, "-m", "metriclab.ui.shared.serve", "run", "app.py"], ROOT, home
+        )
     else:
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()

@@ -85,6 +85,26 @@ def test_reproduce_all_goes_on_after_a_failure(fake_experiments, tmp_path, capsy
     assert main(["reproduce", "--out", str(tmp_path)]) == 2
 
 
+def test_reproduce_refuses_a_bad_run_option_in_one_line(fake_experiments, tmp_path, capsys):
+    """--splits 0 was taken as the experiment's own count, --splits -1 and --jobs 0 reached the
+    experiment, and an --out folder that cannot be made gave a traceback after the runs."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cases = {
+        ("--splits", "0"): "n_splits must be a whole number >= 1, got 0",
+        ("--splits", "-1"): "n_splits must be a whole number >= 1, got -1",
+        ("--jobs", "0"): "n_jobs must be a non-zero whole number (-1 = all cores), got 0",
+        ("--out", str(blocker / "tables")): f"cannot write the tables to {blocker / 'tables'}",
+    }
+    for option, message in cases.items():
+        argv = ["reproduce", "fake-table", "--quiet", "--out", str(tmp_path / "out"), *option]
+        assert main(argv) == 2, option
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"error: {message}"), captured.err
+        assert len(captured.err.splitlines()) == 1 and not captured.out
+    assert not (tmp_path / "out").exists()  # refused before anything ran or was written
+
+
 def test_markdown_of_a_full_run_is_not_labelled_fast():
     outcome = run_experiment(FAKE["fake-table"], fast=False, n_splits=None, seed=0)
     assert outcome.error is None and len(outcome.results) == 2
@@ -109,15 +129,31 @@ def test_compare_prints_the_summary(capsys):
             "--no-cache",
         ]
     )
-    assert code == 0
+    assert code == 1  # a method that failed: the table is printed, the status says so
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert "Euclidean (input space)" in lines[1] and "+0.00" in lines[1] and "0/3/0" in lines[1]
     assert "PCA (n_components=1)" in lines[2]
     assert "n_components must be >= 1, got 0" in lines[3]
+    assert (
+        "error: PCA (n_components=0) on two_moons failed on every split: "
+        "n_components must be >= 1, got 0\n" in captured.err
+    )
     assert "6/9" in captured.err  # progress bar
     assert main(["compare", "--dataset", "no_such_set", "--no-cache"]) == 2
     assert "unknown data set" in capsys.readouterr().err
+
+
+def test_compare_gives_a_failed_methods_reason_in_full(capsys):
+    """The table cuts its status column at 60 characters; the reason (here the list of the
+    parameters NCA knows) is on stderr in full, and the exit status is not 0."""
+    argv = ["compare", "--dataset", "iris", "--method", "nca:k=5", "--splits", "2"]
+    assert main([*argv, "--no-cache", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "error: NCA on iris failed on every split: NCA has no parameter(s) ['k']; "
+        "known: ['init', 'max_iter', 'n_components']"
+    ]
 
 
 def test_compare_uses_the_cache(monkeypatch, tmp_path, capsys):
@@ -178,7 +214,9 @@ def test_the_program_is_named_as_it_was_invoked(capsys):
         main(["--help"], prog="metriclab")
     out = capsys.readouterr().out
     assert out.startswith("usage: metriclab [-h] [--version]")
-    assert "\nmetriclab reproduce <name>" in out and "python -m metriclab" not in out
+    assert "\nmetriclab reproduce <name>" in out and "\npython -m metriclab" not in out
+    # the first line of the text names both ways to run it (it read "... script, or `metriclab`")
+    assert "the `metriclab` script, or `python -m metriclab`." in out
     with pytest.raises(SystemExit):
         main(["claims", "--help"], prog="python -m metriclab")
     assert capsys.readouterr().out.startswith("usage: python -m metriclab claims")
@@ -209,6 +247,18 @@ def test_reports_name_the_command_that_wrote_them(fake_experiments, tmp_path, ca
     assert main(args, prog="python -m metriclab") == 0
     md = (tmp_path / "fake-table.md").read_text()
     assert "- command: `python -m metriclab reproduce fake-table --fast`" in md
+
+
+def test_claims_refuses_a_folder_without_tables(tmp_path, capsys):
+    """`claims --tables DIR` on a folder with no table at all (a typo, the wrong folder) printed
+    every claim as "not run" and exited 0; a partial run is still accepted (test below)."""
+    assert main(["claims", "--tables", str(tmp_path)], prog="metriclab") == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"error: --tables {tmp_path} holds no tables (<experiment>.csv); give the --out folder "
+        "of `metriclab reproduce ...`\n"
+    )
+    assert not captured.out
 
 
 def _partial_run(tmp_path: Path) -> Path:
@@ -320,3 +370,63 @@ def test_bench_lists_the_checkouts_benchmarks_not_their_helpers(capsys):
     assert main(["bench", "knn"]) == 2
     err = capsys.readouterr().err
     assert "known: app_fullsize," in err and "stream_client" not in err
+
+
+@pytest.mark.parametrize("command", [["claims"], ["data", "list"], ["reproduce", "--list"]])
+def test_output_into_a_closed_pipe_is_no_traceback(command):
+    """`metriclab claims | head`: the reader closes the pipe; the command stops quietly (no
+    BrokenPipeError traceback, here or at the interpreter's exit)."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)  # a reader that has already gone: every write fails
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "metriclab", *command],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert run.returncode == 1
+    assert run.stderr == "", run.stderr
+
+
+def test_every_subcommand_and_option_says_what_it_does(capsys):
+    """`metriclab <command> --help` gives each option and argument a line of its own (--seed,
+    --protocol, bench --list, data's and cache's actions, class --first-worker-port had none), and
+    no issue number of the project's tracker reaches a user's help text (class said "issue 41")."""
+    import argparse
+    import re
+
+    from metriclab import deploy
+    from metriclab.__main__ import build_parser
+
+    parser = build_parser("metriclab")
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    helped = {c.dest: c.help for c in commands._choices_actions}
+    assert set(helped) == set(commands.choices) and all(helped.values()), helped
+    # `class` hands every option to metriclab.deploy's own parser
+    parsers = {"metriclab": parser, **commands.choices}
+    del parsers["class"]
+    missing = [
+        f"{name} {action.dest}"
+        for name, sub in parsers.items()
+        for action in sub._actions
+        if not isinstance(action, argparse._SubParsersAction) and not action.help
+    ]
+    with pytest.raises(SystemExit):
+        deploy.main(["--help"], prog="metriclab class")
+    class_help = capsys.readouterr().out
+    lines = class_help.splitlines()
+    missing += [  # an option alone on its line, with no help text wrapped under it
+        f"class {line.strip()}"
+        for line, after in zip(lines, [*lines[1:], ""], strict=True)
+        if re.match(r"^  --[\w-]+( [A-Z_]+)?$", line) and not after.startswith(" " * 8)
+    ]
+    assert missing == []
+    texts = [sub.format_help() for sub in parsers.values()] + [class_help]
+    assert not [t for t in texts if re.search(r"\bissue \d", t)]

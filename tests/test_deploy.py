@@ -173,6 +173,39 @@ def test_metriclab_class_is_the_deploy_command_line(haproxy, capsys):
     assert "server w1 127.0.0.1:8601" in out and "server w2 other:8601" in out
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--workers", "-1", "--check"], "--workers must be 0 or more, got -1"),
+        (
+            ["--workers", "0"],
+            "a class needs at least one worker (--workers N or --hosts HOST:PORT)",
+        ),
+        (["--workers", "0", "--no-balancer", "--hosts", "a:1"], "--no-balancer serves only"),
+        (["--port", "70000"], "--port must be a port number in [1, 65535], got 70000"),
+        (["--hosts", "nonsense"], "a worker is HOST:PORT, got 'nonsense'"),
+    ],
+)
+def test_a_class_refuses_bad_options_in_one_line(argv, message, capsys):
+    """Before any process starts: one line on stderr and exit status 2 (these gave a ValueError
+    traceback, some of them only after the workers had started)."""
+    from metriclab.__main__ import main
+
+    assert main(["class", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {message}") and len(captured.err.splitlines()) == 1
+    assert not captured.out
+
+
+def test_a_class_without_haproxy_says_so_before_starting(monkeypatch, capsys):
+    monkeypatch.setattr(deploy, "haproxy_binary", lambda: None)
+    monkeypatch.setattr(deploy, "start", lambda *a, **k: pytest.fail("a worker was started"))
+    for argv in (["--workers", "1"], ["--workers", "1", "--check"]):
+        assert deploy.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == "error: haproxy is not installed: apt-get install haproxy\n"
+
+
 def test_a_worker_is_started_with_the_projects_streamlit_configuration():
     """The one launcher: every server (a class's worker, the tests' and the benches' start_app)
     gets the project's .streamlit/config.toml as flags, so it holds from any folder."""

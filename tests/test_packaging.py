@@ -95,7 +95,7 @@ def test_app_subcommand_passes_streamlit_options_through(monkeypatch):
     monkeypatch.delenv("STREAMLIT_SERVER_HEADLESS", raising=False)
     assert main(["app", "--server.port", "8600", "--server.headless", "false"]) == 0
     (command,) = calls
-    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[1:4] == ["-m", "metriclab.ui.shared.serve", "run"]  # streamlit run, no IP lookup
     assert command[4] == str(resources.PACKAGE / "ui" / "app.py")
     assert command[-4:] == ["--server.port", "8600", "--server.headless", "false"]
     # the project's configuration comes first, less what the user gave (their value wins)
@@ -178,3 +178,42 @@ def test_version_names_the_distribution(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"metric-learning-lab {_pyproject()['version']}"
+
+
+@pytest.mark.parametrize("how", ["metriclab app", "make run"])
+def test_the_server_asks_no_other_host_for_its_address(how, tmp_path):
+    """A headless Streamlit server on all addresses asked checkip.amazonaws.com for the machine's
+    external address when it started (offline it warned "Did not auto detect external IP"); the
+    lab sends nothing anywhere, so `metriclab app` and `make run` print the local and network
+    URLs only."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from metriclab.ui.dev.server import free_port
+
+    if how == "make run":
+        recipe = re.search(r"^run:.*\n\t(.*)\n", (ROOT / "Makefile").read_text(), re.M)
+        command, cwd = recipe.group(1).replace("$(PY)", sys.executable).split(), ROOT
+    else:
+        command, cwd = [sys.executable, "-m", "metriclab", "app"], tmp_path
+    port = free_port()
+    command += ["--server.port", str(port), "--server.fileWatcherType", "none"]
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {k: v for k, v in env.items() if not k.startswith("STREAMLIT_")}
+    log = tmp_path / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        # the URLs are printed once, after the address lookups
+        while "Local URL" not in log.read_text() and proc.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    text = log.read_text()
+    assert f"Local URL: http://localhost:{port}" in text, text
+    assert "External URL" not in text and "external IP" not in text, text

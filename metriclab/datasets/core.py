@@ -203,6 +203,40 @@ def names(kind: str | None = None, include_unlisted: bool = False) -> list[str]:
 
 
 def entry(name: str) -> DatasetEntry:
+    """What the registry knows about a data set, without loading it.
+
+    Parameters
+    ----------
+    name : str
+        A name :func:`load` takes (see ``names(include_unlisted=True)``).
+
+    Returns
+    -------
+    DatasetEntry
+        ``name``; ``kind``, ``"file"`` (shipped in sample_data/) or ``"synthetic"`` (a
+        generator); ``summary``, one line; ``params``, a generator's parameters (each a
+        :class:`metriclab.methods.Param`); ``listed``, whether :func:`names` offers it.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists every name `load` takes.
+
+    See Also
+    --------
+    names : The names of the data sets.
+    load : A data set by name.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import entry
+    >>> entry("two_moons").kind, entry("iris").kind
+    ('synthetic', 'file')
+    >>> entry("mnist").listed
+    False
+    >>> [p.name for p in entry("harder_moons").params]
+    ['n_samples', 'noise', 'shift', 'seed']
+    """
     if name not in _ENTRIES:
         every = names(include_unlisted=True)
         raise ValueError(f"unknown data set {name!r}; load() takes: {', '.join(every)}")

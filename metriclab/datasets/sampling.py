@@ -8,7 +8,38 @@ from metriclab.datasets.core import Dataset
 
 
 def subsample_indices(y: np.ndarray, max_points: int | None, seed: int = 0) -> np.ndarray:
-    """Indices of at most `max_points` points, stratified by class (all points when None or enough)."""
+    """Rows of a stratified subsample: about `max_points` points, each class in its share.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The class labels.
+    max_points : int or None
+        About how many points to keep (each class keeps at least two, so a little more can
+        come back); None, or no more points than this: all.
+    seed : int, default=0
+        The seed of the draw.
+
+    Returns
+    -------
+    ndarray of int
+        The rows kept, ascending.
+
+    See Also
+    --------
+    subsample : The same draw, as a Dataset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.datasets import subsample_indices
+    >>> y = np.repeat([0, 1], [80, 20])
+    >>> rows = subsample_indices(y, 10, seed=0)
+    >>> rows.size, int((y[rows] == 1).sum())
+    (10, 2)
+    >>> subsample_indices(y, None).size
+    100
+    """
     y = np.asarray(y)
     n = y.shape[0]
     if max_points is None or n <= max_points:

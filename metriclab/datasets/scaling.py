@@ -41,7 +41,38 @@ DEFAULTS: dict[str, tuple[str, str]] = {
 
 
 def default_scaling(dataset) -> tuple[str, str]:
-    """(preprocess key, why) for a Dataset or a data set name."""
+    """The feature scaling a data set starts with, and why.
+
+    What the paper that uses the set did: the TDL paper's Table 1 sets in [0, 1], the
+    KPCA-trick paper's sets as z-scores, image and synthetic sets unscaled, any other tabular
+    set (an upload included) as z-scores. ``preprocess="auto"`` (the default of
+    :class:`~metriclab.evaluation.CompareRequest`) and the app's pages start from it.
+
+    Parameters
+    ----------
+    dataset : Dataset or str
+        A data set, or its name (a synthetic set's parameters, ``"harder_moons:shift=0.5"``,
+        are ignored).
+
+    Returns
+    -------
+    tuple of (str, str)
+        The preprocess key (``"none"``, ``"standardise"`` or ``"minmax"``) and the reason, in
+        words.
+
+    See Also
+    --------
+    default_preprocess : The key alone.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import default_scaling
+    >>> key, why = default_scaling("wine")
+    >>> key, why.startswith("TDL paper")
+    ('minmax', True)
+    >>> default_scaling("two_moons")[0], default_scaling("my_upload")[0]
+    ('none', 'standardise')
+    """
     from metriclab.datasets.core import Dataset, names
 
     name = dataset.name if isinstance(dataset, Dataset) else str(dataset).split(":")[0]
@@ -55,5 +86,26 @@ def default_scaling(dataset) -> tuple[str, str]:
 
 
 def default_preprocess(dataset) -> str:
-    """The preprocess key a data set starts with ('none', 'standardise' or 'minmax')."""
+    """The preprocess key a data set starts with.
+
+    Parameters
+    ----------
+    dataset : Dataset or str
+        A data set, or its name.
+
+    Returns
+    -------
+    str
+        ``"none"``, ``"standardise"`` (z-scores) or ``"minmax"`` ([0, 1] range).
+
+    See Also
+    --------
+    default_scaling : The key with the reason.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import default_preprocess, load
+    >>> default_preprocess(load("iris")), default_preprocess("usps")
+    ('standardise', 'none')
+    """
     return default_scaling(dataset)[0]

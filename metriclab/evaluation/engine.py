@@ -208,9 +208,39 @@ _RUN_DEFAULTS: ContextVar[dict | None] = ContextVar("metriclab_run_defaults", de
 
 @contextmanager
 def run_defaults(n_jobs: int | None = None, scheduler=None, cache=None):
-    """Within this block, `compare` calls that leave n_jobs=1, scheduler=None or cache=None use
+    """How the :func:`compare` calls inside a block run, where they leave it to the caller.
+
+    Within the block, a `compare` call that leaves n_jobs=1, scheduler=None or cache=None uses
     these values instead. The reproduction runner uses it so that `--jobs`, `--scheduler` and the
-    cache reach the compare calls inside the paper modules (results do not depend on them)."""
+    cache reach the compare calls inside the paper modules (results do not depend on them).
+
+    Parameters
+    ----------
+    n_jobs : int or None, default=None
+        joblib workers (-1: all cores).
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client.
+    cache : None, bool, str or ResultCache, optional
+        The result cache (True: the default folder).
+
+    Yields
+    ------
+    None
+        Inside the block the defaults hold; they are restored on leaving it.
+
+    See Also
+    --------
+    compare : Methods over repeated seeded splits.
+
+    Examples
+    --------
+    >>> from metriclab.evaluation import current_run_defaults, run_defaults
+    >>> with run_defaults(n_jobs=2):
+    ...     current_run_defaults()["n_jobs"]
+    2
+    >>> current_run_defaults() is None
+    True
+    """
     token = _RUN_DEFAULTS.set({"n_jobs": n_jobs, "scheduler": scheduler, "cache": cache})
     try:
         yield

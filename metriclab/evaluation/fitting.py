@@ -52,10 +52,48 @@ def estimator_params(spec, params: dict, image_shape=None, data_name: str | None
 class SplitFit:
     """One method fitted on one split: the fitted estimator and what it gives for the points.
 
-    Embedding methods fill `Z_train` and `Z_test` (the labeled/training and the held-out points);
-    classifiers fill `predictions` (the predicted labels of the held-out points). `fit_time_s` is
-    the time to scale, build, fit and map (or predict); scoring and a graph hook's work are not
-    included.
+    What :func:`fit_split` returns. Embedding methods fill `Z_train` and `Z_test` (the
+    labeled/training and the held-out points); classifiers fill `predictions` (the predicted
+    labels of the held-out points).
+
+    Parameters
+    ----------
+    estimator : estimator
+        The fitted estimator.
+    protocol : str
+        'transductive' or 'inductive', as resolved for the method.
+    mask : ndarray of bool of shape (n,)
+        True for the labelled/training points.
+    y_train, y_test : ndarray of shape (n_train,) and (n_test,)
+        The labels of the training and of the held-out points.
+    fit_time_s : float
+        Seconds to scale, build, fit and map (or predict); scoring and a graph hook's work are
+        not included.
+    Z_train, Z_test : ndarray or None
+        The embedding of the training and of the held-out points (None for a classifier).
+    predictions : ndarray or None
+        A classifier's predicted labels of the held-out points (None for an embedding).
+
+    See Also
+    --------
+    fit_split : Fit a method on a split.
+
+    Examples
+    --------
+    Made by :func:`fit_split` (its example fits Laplacian Eigenmaps on iris); by hand, two
+    training and two held-out points on a line:
+
+    >>> import numpy as np
+    >>> from metriclab.evaluation import SplitFit
+    >>> fit = SplitFit(
+    ...     estimator=None, protocol="inductive", mask=np.array([True, False, True, False]),
+    ...     y_train=np.array([0, 1]), y_test=np.array([0, 1]), fit_time_s=0.0,
+    ...     Z_train=np.array([[0.0], [1.0]]), Z_test=np.array([[0.2], [0.9]]),
+    ... )
+    >>> fit.embedding().ravel().tolist()
+    [0.0, 0.2, 1.0, 0.9]
+    >>> fit.accuracy("1nn")
+    1.0
     """
 
     estimator: Any
@@ -69,7 +107,13 @@ class SplitFit:
     predictions: np.ndarray | None = None
 
     def embedding(self) -> np.ndarray | None:
-        """The embedding of every point, in the data's order (None for a classifier)."""
+        """The embedding of every point, in the data's order.
+
+        Returns
+        -------
+        ndarray of shape (n, m) or None
+            `Z_train` and `Z_test` put back in the rows of the data; None for a classifier.
+        """
         if self.Z_train is None:
             return None
         Z_train, Z_test = np.asarray(self.Z_train), np.asarray(self.Z_test)
@@ -78,8 +122,19 @@ class SplitFit:
         return Z
 
     def accuracy(self, classifier: str = "1nn") -> float:
-        """Accuracy on the held-out points: the classifier's own predictions, or the named
-        classifier (`parse_classifier`) in the embedding with the training points as reference."""
+        """Accuracy on the held-out points.
+
+        Parameters
+        ----------
+        classifier : str, default="1nn"
+            '1nn', 'knn:K' or 'nearest_mean', in the embedding with the training points as
+            reference; a classifier method's own predictions are scored instead.
+
+        Returns
+        -------
+        float
+            The share of held-out points classified right, in [0, 1].
+        """
         if self.predictions is not None:
             return float(np.mean(self.predictions == self.y_test))
         return classifier_accuracy(self.Z_train, self.y_train, self.Z_test, self.y_test, classifier)

@@ -45,7 +45,7 @@ _COMPARISONS = 1 << 24  # distances compared at a time when ranking (16 MB of bo
 class QualitySample:
     """A seeded, stratified sample of the points on which a measure runs.
 
-    Attributes
+    Parameters
     ----------
     indices : ndarray of int
         The sampled points (rows of the full data), in increasing order.
@@ -53,6 +53,20 @@ class QualitySample:
         Number of points of the full data.
     seed : int
         Seed of the draw.
+
+    See Also
+    --------
+    quality_sample : Draw one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import quality_sample
+    >>> sample = quality_sample(np.repeat([0, 1], 50), size=20, seed=0)
+    >>> sample.size, sample.n_total, sample.seed
+    (20, 100, 0)
+    >>> sample.name
+    'a stratified sample of 20 of the 100 points (seed 0)'
     """
 
     indices: np.ndarray
@@ -495,9 +509,10 @@ def _kept(neighbours_A: np.ndarray, neighbours_B: np.ndarray, k: int) -> np.ndar
 class NeighbourhoodQuality:
     """Trustworthiness, continuity and the kept-neighbour share at k, globally and per point.
 
-    Attributes
+    Parameters
     ----------
     k : int
+        Neighbours per point.
     trustworthiness, continuity : float
         Equal to scikit-learn's `trustworthiness(reference, Z)` and `trustworthiness(Z,
         reference)` on the measured points (`indices`).
@@ -511,6 +526,21 @@ class NeighbourhoodQuality:
         The points measured, with its `name` and `size` for the page.
     against : str
         'input' or 'metric': the reference space.
+
+    See Also
+    --------
+    neighbourhood_quality : Measure an embedding against a reference space.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import neighbourhood_quality
+    >>> X = np.random.default_rng(0).normal(size=(60, 5))
+    >>> q = neighbourhood_quality(X, X[:, :2], k=5)
+    >>> q.k, q.n_points, q.against, q.kept_per_point.shape
+    (5, 60, 'input', (60,))
+    >>> bool(0 <= q.continuity <= 1 and 0 <= q.trustworthiness <= 1)
+    True
     """
 
     k: int
@@ -611,7 +641,7 @@ def neighbourhood_quality(
 class BaselinedAccuracy:
     """A classifier's accuracy in an embedding beside the same classifier with shuffled labels.
 
-    Attributes
+    Parameters
     ----------
     classifier : str
         '1nn', 'knn:K' or 'nearest_mean' (`parse_classifier`).
@@ -624,13 +654,31 @@ class BaselinedAccuracy:
         of the reference kept, each label moved to a random labelled point); the scored points'
         own labels are not touched.
     baseline_accuracies : ndarray of shape (n_permutations,)
+        The accuracy under each permutation.
     n_permutations, seed : int
+        How many permutations, and the seed of their draw.
     n_reference : int
         Labelled points (the classifier's reference).
     n_scored : int
         Points the accuracy is scored on.
     baseline_sample : QualitySample
         The scored points the baseline is measured on (all, or a stratified sample of them).
+
+    See Also
+    --------
+    accuracy_with_baseline : Compute one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metriclab.evaluation import accuracy_with_baseline
+    >>> y = np.repeat([0, 1, 2], 30)
+    >>> Z = np.column_stack([y * 10.0 + np.arange(90) % 3, np.zeros(90)])
+    >>> result = accuracy_with_baseline(Z, y, np.arange(90) % 3 == 0, seed=0)
+    >>> result.accuracy, result.n_reference, result.n_scored, result.baseline_accuracies.shape
+    (1.0, 30, 60, (20,))
+    >>> bool(result.baseline_mean < 0.6)
+    True
     """
 
     classifier: str

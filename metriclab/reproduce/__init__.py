@@ -235,6 +235,7 @@ def run_experiment(
     >>> outcome.results.columns[:6].tolist()
     ['setting', 'method', 'metric', 'paper', 'ours_mean', 'ours_std']
     """
+    n_splits = _checked_splits(n_splits)
     code = code_state()
     start = time.perf_counter()
     try:
@@ -403,6 +404,32 @@ def select(names: list[str] | tuple[str, ...] | str) -> list[Experiment]:
     return [known[n] for n in names]
 
 
+def _checked_splits(n_splits) -> int | None:
+    """None (each experiment's own) or a whole number >= 1: 0 or -1 is refused, not taken as
+    the default or passed into an experiment."""
+    from metriclab.validation import whole_number
+
+    if n_splits is None:
+        return None
+    number = whole_number("n_splits", n_splits)
+    if number < 1:
+        raise ValueError(f"n_splits must be a whole number >= 1, got {n_splits!r}")
+    return number
+
+
+def _prepared_out_dir(out_dir) -> Path | None:
+    """The output folder, created before any experiment runs: a folder that cannot be made is
+    one ValueError naming it, not a traceback after the runs."""
+    if out_dir is None:
+        return None
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot write the tables to {out}: {exc.strerror or exc}") from None
+    return out
+
+
 def _run_and_write(exp, fast, n_splits, seed, out_dir, progress, n_jobs, scheduler, cache, command):
     from metriclab.evaluation import run_defaults
 
@@ -449,7 +476,7 @@ def reproduce(
     seed : int, default=0
         The seed of the splits.
     n_jobs : int, default=1
-        joblib workers.
+        joblib workers (-1: all cores; 0 is refused).
     scheduler : str or distributed.Client, optional
         A Dask scheduler for the comparisons inside.
     cache : None, bool, str or ResultCache, optional
@@ -480,6 +507,10 @@ def reproduce(
     ['zhang-iris.csv', 'zhang-iris.md']
     """
     chosen = select(names)
+    n_splits = _checked_splits(n_splits)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero whole number (-1 = all cores), got {n_jobs!r}")
+    out_dir = _prepared_out_dir(out_dir)
     if n_jobs != 1 and len(chosen) > 1 and scheduler is None:
         from joblib import Parallel, delayed
 

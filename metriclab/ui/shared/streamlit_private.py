@@ -25,6 +25,13 @@ the project's venv, the oldest in a second venv on the AppTest and browser subse
    id, marked aria-invalid when refused) and shows why instead.
 4. `PageNotFound`: the exception `st.page_link` raises for a page outside the router's menu (a
    page run alone, as the AppTests do); Streamlit documents the behaviour, not the class's place.
+5. No request to another host when the server starts (`serve`). A headless Streamlit server
+   bound to all addresses looks up the machine's external IP address for the "External URL" line
+   it prints, by a request to checkip.amazonaws.com (offline it waits for it and warns "Did not
+   auto detect external IP"). No option turns the lookup off short of hiding the whole welcome
+   message or naming one address; the lookup keeps its answer in `net_util._external_ip`, and an
+   empty answer there means "no external address". `metriclab app` and `make run` start
+   Streamlit's command line through `python -m metriclab.ui.shared.serve`, which sets it first.
 """
 
 from __future__ import annotations
@@ -41,7 +48,23 @@ __all__ = [
     "TESTED_STREAMLIT",
     "leave_pages_directory_mode",
     "one_entry_per_page",
+    "serve",
 ]
+
+
+def serve(argv: list[str]) -> int:
+    """Streamlit's command line (`streamlit run SCRIPT [options]` as `argv`), with the external IP
+    lookup answered "none" beforehand: the server sends no request to another host."""
+    import sys
+
+    from streamlit import net_util
+    from streamlit.web import cli
+
+    if hasattr(net_util, "_external_ip"):
+        net_util._external_ip = ""  # "" is an answer (no external address); None would ask
+    sys.argv = ["streamlit", *argv]
+    # click's standalone mode ends the process with the command's status; as `python -m streamlit`
+    return cli.main(prog_name="streamlit")
 
 
 def leave_pages_directory_mode() -> None:
