@@ -128,3 +128,33 @@ def test_a_method_without_a_matrix_draws_no_heat_map():
     at = run_page("embed", {"ds": "iris", "method": "tdl"})
     assert_clean(at)
     assert not [f for f in figures(at) if f["data"][0].get("type") == "heatmap"]
+
+
+def test_the_live_views_svg_is_the_chart_with_its_held_out_points(monkeypatch):
+    """The SVG is made from the figure the page draws: with a held-out share its held-out trace
+    and its title are in it (the SVG drew the held-out points as ordinary unlabelled ones, under
+    another title: 125 unlabelled and 53 labelled points against the chart's 89, 53 and 36)."""
+    from metriclab import export
+
+    made = []
+
+    def record(fig, **kwargs):
+        made.append(fig)
+        return b"<svg></svg>"
+
+    monkeypatch.setattr(export, "figure_svg", record)
+    at = run_page("embed", {"ds": "wine", "method": "lmnn", "frac": "0.3", "test": "0.2"})
+    assert_clean(at)
+    at.button(key="dl_svg_make").click().run()
+    assert_clean(at)
+    chart = figures(at)[0]
+    (svg_figure,) = made
+    drawn = svg_figure.to_plotly_json()
+    assert drawn["layout"]["title"]["text"] == chart["layout"]["title"]["text"]
+    names = [t.get("name") for t in drawn["data"]]
+    assert names == [t.get("name") for t in chart["data"]]
+    assert any(n and n.startswith(HELD_OUT_NAME) for n in names)
+    for mine, shown in zip(drawn["data"], chart["data"], strict=True):
+        for axis in ("x", "y"):
+            if axis in shown:
+                np.testing.assert_array_equal(values(mine[axis]), values(shown[axis]))

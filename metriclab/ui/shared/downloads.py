@@ -171,6 +171,23 @@ def _fingerprint(fig) -> str:
     return digest.hexdigest()
 
 
+def _drawn_fingerprint(fig) -> str:
+    """A digest of where a figure's traces draw their points, their names, its title and axis
+    ranges (the numbers only: cheaper than `_fingerprint` on a 70,000-point chart, whose hover
+    data is text)."""
+    layout = fig.layout
+    digest = hashlib.sha1(
+        repr((layout.title.text, layout.xaxis.range, layout.yaxis.range)).encode()
+    )
+    for trace in fig.data:
+        digest.update(repr((trace.type, trace.name)).encode())
+        for axis in ("x", "y"):
+            coords = getattr(trace, axis, None)
+            if coords is not None:
+                digest.update(content_digest(np.asarray(coords, dtype=np.float64)).encode())
+    return digest.hexdigest()
+
+
 def svg_button(
     container, fig, *, stem: str, key: str, what: str = "Figure", fingerprint: str | None = None
 ) -> None:
@@ -304,11 +321,15 @@ def matrix_figure(matrix, names: Sequence[str] | None = None, title: str = ""):
 # -- the Embed page's live view ------------------------------------------------------------------
 
 
-def embed_downloads(request, result, code: str, k: int | None = None, held_out=None) -> None:
+def embed_downloads(
+    request, result, code: str, k: int | None = None, held_out=None, figure=None
+) -> None:
     """The live view's downloads: the chart's coordinates (and every dimension of a wider
     embedding; `held_out`: the mask of the points held out of the fit, drawn apart), the learned
     matrix where the method has one (also drawn as a heat map in a "Learned matrix" expander),
-    the k nearest neighbours, the figure as SVG and the notebook that recomputes the view."""
+    the k nearest neighbours, the figure as SVG (`figure`: the chart as the page drew it, with
+    its held-out points and new points; without it, the embedding's scatter) and the notebook
+    that recomputes the view."""
     from metriclab import plots
     from metriclab.evaluation.quality import DEFAULT_K
     from metriclab.ui.shared import memo, quality_panel
@@ -353,15 +374,24 @@ def embed_downloads(request, result, code: str, k: int | None = None, held_out=N
                     )
             elif quality_panel.has_matrix(request) and memo.is_full_size(request.data):
                 middle.caption("The learned matrix is offered on a subsample view (Points used).")
-            svg_button(
-                right,
-                lambda: plots.embedding_scatter(
-                    drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
-                ),
-                stem=stem,
-                key="dl_svg",
-                fingerprint=f"{content_digest(drawn, ds.y, result.mask)} {title}",
-            )
+            if figure is not None:  # the chart itself: its traces' points and its title
+                svg_button(
+                    right,
+                    lambda: figure,
+                    stem=stem,
+                    key="dl_svg",
+                    fingerprint=_drawn_fingerprint(figure),
+                )
+            else:
+                svg_button(
+                    right,
+                    lambda: plots.embedding_scatter(
+                        drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
+                    ),
+                    stem=stem,
+                    key="dl_svg",
+                    fingerprint=f"{content_digest(drawn, ds.y, result.mask)} {title}",
+                )
         notebook_button(right, code, title=title, stem=stem, key="dl_notebook")
         st.caption(
             "Coordinates: index (the point's number on this page, as the chart's hover gives "
