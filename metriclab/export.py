@@ -215,7 +215,10 @@ def matrix_npy(matrix) -> bytes:
 
 
 def matrix_csv(
-    matrix, row_names: Sequence[str] | None = None, column_names: Sequence[str] | None = None
+    matrix,
+    row_names: Sequence[str] | None = None,
+    column_names: Sequence[str] | None = None,
+    corner: str = "",
 ) -> str:
     """A matrix as CSV text (shortest round-trip floats), optionally with row and column names.
 
@@ -226,7 +229,10 @@ def matrix_csv(
     row_names : sequence of str, optional
         A first column with these names (e.g. the output dimensions of L).
     column_names : sequence of str, optional
-        A header row (e.g. the feature names); with `row_names`, its first cell is empty.
+        A header row (e.g. the feature names); with `row_names`, its first cell is `corner`.
+    corner : str
+        The header's first cell above the row names (e.g. ``'index'`` when rows and columns are
+        points); empty by default.
 
     Returns
     -------
@@ -251,7 +257,7 @@ def matrix_csv(
         raise ValueError(f"{len(column_names)} column names for {M.shape[1]} columns")
     lines = []
     if column_names is not None:
-        lines.append(",".join(([""] if row_names is not None else []) + list(column_names)))
+        lines.append(",".join(([corner] if row_names is not None else []) + list(column_names)))
     for i, row in enumerate(M):
         cells = [_number(v) for v in row]
         lines.append(",".join(([str(row_names[i])] if row_names is not None else []) + cells))

@@ -76,6 +76,14 @@ def coordinates_button(
     )
 
 
+@dataclass(frozen=True)
+class PointIndex:
+    """The points a point × point matrix's rows and columns are (their index on the page, as
+    the coordinates file gives it): `matrix_buttons` names the CSV's rows and columns by them."""
+
+    index: np.ndarray
+
+
 def matrix_buttons(
     container,
     matrix,
@@ -83,14 +91,20 @@ def matrix_buttons(
     stem: str,
     key: str,
     what: str = "Mahalanobis matrix M",
-    names: Sequence[str] | None = None,
+    names: Sequence[str] | PointIndex | None = None,
 ) -> None:
     """Two buttons for a learned matrix: .npy (`numpy.load` reads it back exactly) and .csv
-    (with the feature names as header where they fit its columns); the files are named after
-    `what`'s last word ('M' for 'Mahalanobis matrix M')."""
+    (`names`: the feature names as header where they fit its columns, or a `PointIndex`: the
+    points as the row names and the header, under 'index'); the files are named after `what`'s
+    last word ('M' for 'Mahalanobis matrix M')."""
     short = what.split()[-1]
     matrix = np.asarray(matrix, dtype=np.float64)
-    columns = list(names) if names is not None and len(names) == matrix.shape[1] else None
+    rows = columns = None
+    if isinstance(names, PointIndex):
+        if len(names.index) == matrix.shape[0] == matrix.shape[1]:
+            rows = columns = [str(int(i)) for i in names.index]
+    elif names is not None and len(names) == matrix.shape[1]:
+        columns = list(names)
     _button(
         container,
         f"{what} (.npy)",
@@ -102,10 +116,18 @@ def matrix_buttons(
     _button(
         container,
         f"{what} (CSV)",
-        lambda: export.matrix_csv(matrix, column_names=columns).encode(),
+        lambda: export.matrix_csv(matrix, rows, columns, corner="index").encode(),
         (f"{stem}-{short}.csv", "text/csv"),
         f"{key}_csv",
-        f"{matrix.shape[0]} × {matrix.shape[1]}" + (", the features as header" if columns else ""),
+        f"{matrix.shape[0]} × {matrix.shape[1]}"
+        + (
+            ", rows and columns named by the points' index (the coordinates file's), in that "
+            "order; the heat map sorts them by class"
+            if rows
+            else ", the features as header"
+            if columns
+            else ""
+        ),
     )
 
 
