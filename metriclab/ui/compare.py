@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from metriclab import plots
-from metriclab.methods import REGISTRY, projection
+from metriclab.methods import REGISTRY, input_space, projection
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import downloads, presentation
 from metriclab.ui.shared.charts import draw_chart
@@ -98,6 +98,28 @@ def with_baselines(methods: tuple[str, ...]) -> list[tuple[str, dict]]:
         if not (pca.key in methods and d == pca_default)
     ]
     return baselines + [(m, {}) for m in methods]
+
+
+def snippet_labels() -> list[str]:
+    """The lines of the page's code that give the baselines' rows the page's names (as
+    `_comparison` does): the Euclidean input space, PCA to its output dimension."""
+    euclidean, pca = input_space(), projection()
+    lines = []
+    if euclidean is not None:
+        lines.append(
+            f'results.loc[results["method"] == {euclidean.key!r}, "label"] = {EUCLIDEAN_LABEL!r}'
+        )
+    if pca is not None:
+        default = pca.defaults()["n_components"]
+        lines += [
+            "# PCA to each learned map's output dimension: the page's same-dimension baseline",
+            f'pca = results["method"] == {pca.key!r}',
+            'results.loc[pca, "label"] = [',
+            f"    f\"PCA to {{json.loads(p).get('n_components', {default})}}-D\"",
+            '    for p in results.loc[pca, "params"]',
+            "]",
+        ]
+    return lines
 
 
 def _pca_dimension(params: str) -> int:
@@ -454,7 +476,12 @@ def render() -> None:
             if results is not None:
                 st.session_state["_compare_results"] = results
                 st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
-                code = compare_snippet(comparison, session_sets(sets))
+                code = compare_snippet(
+                    comparison,
+                    session_sets(sets),
+                    with_baselines(comparison.methods),
+                    snippet_labels(),
+                )
                 st.session_state["_compare_code"] = code
                 st.session_state["_compare_classifier"] = classifier
 

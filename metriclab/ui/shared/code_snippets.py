@@ -382,12 +382,21 @@ def _classifier_argument(comparison) -> dict[str, str]:
     return {} if classifier == "1nn" else {"classifier": classifier}
 
 
-def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -> str:
+def compare_snippet(
+    comparison,
+    datasets: Mapping[str, Dataset] | None = None,
+    methods: Sequence[tuple[str, dict]] | None = None,
+    relabel: Sequence[str] = (),
+) -> str:
     """The Compare page: the same repeated-split comparison (a `ComparisonRequest`), then its
     summary's mean accuracies. `datasets` gives the Dataset of each upload or drawing among its
-    data sets (by name)."""
-    sets, methods = comparison.sets, comparison.methods
+    data sets (by name); `methods` the (method, parameters) the page runs (its baselines
+    included; default: the chosen methods at their defaults) and `relabel` the lines of code that
+    give their rows the page's names (run on `results` before the summary)."""
+    sets = comparison.sets
+    runs = list(methods) if methods is not None else [(m, {}) for m in comparison.methods]
     imports = ["from metriclab.evaluation import CompareRequest, compare, summarize"]
+    imports += ["import json"] if any("json." in line for line in relabel) else []
     body: list[str] = []
     items = []
     for i, name in enumerate(sets):
@@ -404,7 +413,7 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
         "request = "
         + _call(
             "CompareRequest",
-            [data, repr({m: {} for m in methods})],
+            [data, repr(runs) if methods is not None else repr({m: {} for m, _ in runs})],
             {
                 "n_splits": int(comparison.n_splits),
                 "fraction": float(comparison.fraction),
@@ -415,10 +424,13 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
             },
         ),
         "results = compare(request)",
+        *relabel,
         "summary = summarize(results)  # the Euclidean baseline is always added",
         'print(summary[["dataset", "label", "accuracy_mean"]].to_string(index=False))',
     ]
-    return _assemble(imports, body, "The Compare page's comparison (methods at their defaults).")
+    header = "The Compare page's comparison (methods at their defaults"
+    header += ", with the page's PCA baselines)." if methods is not None else ")."
+    return _assemble(imports, body, header)
 
 
 def session_sets(names: Sequence[str]) -> dict[str, Dataset]:
