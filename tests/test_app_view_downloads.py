@@ -185,3 +185,41 @@ def test_the_dissimilarity_files_name_their_points_and_give_the_heat_maps_cells(
         order = class_order(points["label"][np.isin(points["index"], index)])
         z = np.array(values(heat[next(t for t in heat if title in t)]["z"]), dtype=float)
         np.testing.assert_array_equal(M[np.ix_(order, order)], z)  # the heat map's cells
+
+
+def test_an_uploads_files_are_named_after_the_uploaded_file(monkeypatch):
+    """An upload's files are named after the file the person uploaded (the chart's title says
+    "NCA on my-plants.csv"); they were named after the session's key of the upload
+    (metriclab-4618a4f7347c882de1a35bc5-nca-coordinates.csv)."""
+    from streamlit.testing.v1 import AppTest
+
+    from metriclab.ui.shared import downloads as ui_downloads
+    from tests.apptest_helpers import ROOT
+
+    def owner():
+        import streamlit as st
+
+        from metriclab.ui.data import handle_upload
+
+        rows = "\n".join(f"{i % 7},{(i * 3) % 5},{i % 4},{'ab'[i % 2]}" for i in range(40))
+        st.session_state["key"] = handle_upload(f"x,z,w,kind\n{rows}\n".encode(), "my-plants.csv")
+
+    a = AppTest.from_function(owner, default_timeout=120).run()
+    assert_clean(a)
+    named = []
+    original = ui_downloads._button
+    monkeypatch.setattr(
+        ui_downloads,
+        "_button",
+        lambda container, label, data, file, key, help="": (
+            named.append(file[0]),
+            original(container, label, data, file, key, help),
+        ),
+    )
+    at = AppTest.from_file(str(ROOT / "pages" / "embed.py"), default_timeout=180)
+    at.session_state["_metriclab_uploads"] = a.session_state["_metriclab_uploads"]
+    at.query_params.update({"ds": a.session_state["key"], "method": "nca"})
+    at.run()
+    assert_clean(at)
+    assert "metriclab-my-plants-nca-coordinates.csv" in named, named
+    assert all(name.startswith("metriclab-my-plants-nca") for name in named), named

@@ -221,7 +221,7 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
     the notebook that recomputes the checks and draws the dissimilarity."""
     import scipy.sparse
 
-    stem = downloads.file_name(request.data.name.split(":")[-1], request.method)
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method)
     with downloads.download_area():
         left, middle, right = st.columns(3)
         for key in MATRICES:

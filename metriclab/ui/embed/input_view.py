@@ -296,7 +296,7 @@ def _downloads(page: EmbedPage, params: dict, main, fig) -> None:
     ds, _ = memo.view_data(request.data)
     labeled = main.labels >= 0
     y = np.where(labeled, main.labels, ds.y)
-    stem = downloads.file_name(request.data.name.split(":")[-1], request.method, "input-view")
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method, "input-view")
     with downloads.download_area():
         left, right = st.columns(2)
         what = "Principal components" if main.projected else "Input"

@@ -738,7 +738,7 @@ def linked_view(page: EmbedPage) -> None:
     _new_points_part(panels, test)
     _selection_part(page, selection, ds, kept)
     if panels:
-        stem = downloads.file_name(page.request.data.name.split(":")[-1], "linked")
+        stem = downloads.file_name(downloads.data_stem(page.request.data), "linked")
         linked_downloads(panels, positions, selected, ds, stem)
     st.caption(ALIGN_CAPTION)
     not_offered(page)

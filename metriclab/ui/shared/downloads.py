@@ -37,6 +37,24 @@ def file_name(*parts: str) -> str:
     return f"metriclab-{safe}"
 
 
+def data_stem(data) -> str:
+    """A data set's part of a file name (`data`: a `DataRef`): its name, or for an upload or a
+    drawing the name the page shows it by (the file's name without .csv), not the session's key
+    of it."""
+    from metriclab.ui.shared.fit_request import UPLOAD_PREFIX
+    from metriclab.ui.shared.session_data import upload_dataset
+
+    if not data.name.startswith(UPLOAD_PREFIX):
+        return data.name
+    try:
+        shown = str(upload_dataset(data.name).name)
+    except ValueError:  # not this session's: the key it is linked by
+        return data.name.split(":")[-1]
+    for suffix in (".gz", ".csv", ".txt", ".tsv"):
+        shown = shown.removesuffix(suffix).removesuffix(suffix.upper())
+    return shown or data.name.split(":")[-1]
+
+
 def _button(container, label: str, data, file: tuple[str, str], key: str, help: str = "") -> None:
     """A download button for `data` (bytes, or a function of no arguments that makes them when
     the button is clicked) saved as `file` (name, MIME type); no rerun on click."""
@@ -360,7 +378,7 @@ def embed_downloads(
 
     ds, _ = memo.view_data(request.data)
     spec = request.spec
-    stem = file_name(request.data.name.split(":")[-1], request.method)
+    stem = file_name(data_stem(request.data), request.method)
     title = f"{spec.label} on {ds.name}"
     with download_area():
         left, middle, right = st.columns(3)
