@@ -21,8 +21,13 @@ from tests.test_app_quality_export import (  # noqa: F401 - `downloads` is a fix
 
 
 def _table(text: str) -> tuple[list[str], np.ndarray]:
-    lines = text.strip().splitlines()
-    return lines[0].split(","), np.array([line.split(",") for line in lines[1:]], dtype=float)
+    """A CSV's header and its numbers (a last column of class names is left out)."""
+    import csv
+
+    header, *rows = list(csv.reader(io.StringIO(text.strip())))
+    if header[-1] == "class":
+        header, rows = header[:-1], [row[:-1] for row in rows]
+    return header, np.array(rows, dtype=float)
 
 
 def test_the_scrubs_frames_file_holds_every_frame_as_drawn(downloads):
@@ -223,3 +228,21 @@ def test_an_uploads_files_are_named_after_the_uploaded_file(monkeypatch):
     assert_clean(at)
     assert "metriclab-my-plants-nca-coordinates.csv" in named, named
     assert all(name.startswith("metriclab-my-plants-nca") for name in named), named
+
+
+def test_the_coordinates_name_each_points_class_as_the_legend_does(downloads):
+    """The coordinates file names each point's class as the chart's legend does: on glass the
+    codes are not the names (code 3 is '5 containers'), and the file held the codes only."""
+    at = run_page("embed", {"ds": "glass", "method": "nca", "test": "0.2"})
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    legend = {}
+    for trace in figures(at)[0]["data"]:
+        name = trace.get("name", "").removesuffix(" (labeled)")
+        if "customdata" in trace and not name.startswith(HELD_OUT_NAME):
+            for data in trace["customdata"]:
+                legend[int(data[0] if isinstance(data, list) else data)] = name
+    assert len(legend) > 150
+    named = dict(zip(table["index"].tolist(), table["class"].tolist(), strict=True))
+    assert {i: named[i] for i in legend} == legend
+    assert named[int(table["index"][table["label"] == 3][0])] == "5 containers"

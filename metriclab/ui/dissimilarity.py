@@ -249,7 +249,7 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
         if result.Z is not None:
             downloads.coordinates_button(
                 right,
-                downloads.Points(result.Z, ds.y, result.mask),
+                downloads.Points(result.Z, ds.y, result.mask, classes=ds.target_names),
                 stem=stem,
                 key="dl_coordinates",
             )

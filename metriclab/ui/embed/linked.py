@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -594,20 +594,19 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
             own = f"{stem}-view{position}-{panel.request.method}"
             column.markdown(f"**View {position}: {name}**")
             points = downloads.Points(
-                panel.coords, ds.y, panel.result.mask, panel.held_out, index=panel.index
+                panel.coords, ds.y, panel.result.mask, panel.held_out, panel.index, ds.target_names
             )
             downloads.coordinates_button(
                 column, points, stem=f"{own}-aligned-to-view1", key=f"dl_linked_{position}",
                 label="Coordinates as drawn (CSV)",
                 help="index, label, labelled (1/0), held out (1/0), then the coordinates as this "
                 "view draws them: centred, unit RMS radius and turned onto view 1 (aligned to "
-                "view 1; a point drawn on the frame's edge is given where it lies)",
+                "view 1; a point drawn on the frame's edge is given where it lies), and the "
+                "class's name",
             )  # fmt: skip
             downloads.coordinates_button(
                 column,
-                downloads.Points(
-                    panel.result.Z, ds.y, panel.result.mask, panel.held_out, index=panel.index
-                ),
+                replace(points, Z=panel.result.Z),
                 stem=f"{own}-own",
                 key=f"dl_linked_own_{position}",
                 label=f"{name}'s own coordinates (CSV)",

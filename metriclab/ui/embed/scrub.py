@@ -93,7 +93,7 @@ def _downloads(request, scrubbed: tuple[str, list], frames, fig, snippet: str) -
     stem = downloads.file_name(downloads.data_stem(request.data), request.method, "scrub", name)
     with downloads.download_area():
         left, right = st.columns(2)
-        points = downloads.Points(frames[0], ds.y, mask)
+        points = downloads.Points(frames[0], ds.y, mask, classes=ds.target_names)
         downloads.frames_button(
             left,
             plots.embedding.align_frames(frames),

@@ -67,13 +67,26 @@ def _button(container, label: str, data, file: tuple[str, str], key: str, help: 
 @dataclass(frozen=True)
 class Points:
     """What a coordinates file holds: the coordinates `Z`, the class codes `y`, the labelled and
-    held-out masks and the points' indices (`export.coordinates_csv`'s arguments)."""
+    held-out masks, the points' indices and the classes' names by code (`classes`: the file's
+    last column names each point's class), `export.coordinates_csv`'s arguments."""
 
     Z: np.ndarray
     y: np.ndarray
     labelled: np.ndarray | None = None
     held_out: np.ndarray | None = None
     index: np.ndarray | None = None
+    classes: Sequence[str] | None = None
+
+    def csv(self, Z: np.ndarray | None = None) -> str:
+        """The coordinates file's text (`Z`: other coordinates of the same points)."""
+        return export.coordinates_csv(
+            self.Z if Z is None else Z,
+            self.y,
+            self.labelled,
+            self.held_out,
+            index=self.index,
+            target_names=self.classes,
+        )
 
 
 def coordinates_button(
@@ -85,12 +98,12 @@ def coordinates_button(
     _button(
         container,
         label,
-        lambda: export.coordinates_csv(p.Z, p.y, p.labelled, p.held_out, index=p.index).encode(),
+        lambda: p.csv().encode(),
         (f"{stem}-coordinates.csv", "text/csv"),
         key,
         help
         or "index, label, labelled (1/0), held out (1/0), then one column per coordinate, "
-        "as the chart draws them",
+        "as the chart draws them, and the class's name",
     )
 
 
@@ -295,7 +308,7 @@ def frames_csv(frames: Sequence[np.ndarray], scrubbed: tuple[str, Sequence], poi
     name, values = scrubbed
     header, rows = None, []
     for value, Z in zip(values, frames, strict=True):
-        lines = export.coordinates_csv(Z, p.y, p.labelled, p.held_out, index=p.index).splitlines()
+        lines = p.csv(Z).splitlines()
         header = header or f"{name},{lines[0]}"
         rows += [f"{value!r},{line}" for line in lines[1:]]
     return "\n".join([header or name, *rows]) + "\n"
@@ -385,12 +398,15 @@ def embed_downloads(
         if result.Z is not None:
             drawn = quality_panel.drawn_coordinates(request, result)
             coordinates_button(
-                left, Points(drawn, ds.y, result.mask, held_out), stem=stem, key="dl_coordinates"
+                left,
+                Points(drawn, ds.y, result.mask, held_out, classes=ds.target_names),
+                stem=stem,
+                key="dl_coordinates",
             )
             if result.Z.shape[1] > drawn.shape[1]:
                 coordinates_button(
                     left,
-                    Points(result.Z, ds.y, result.mask, held_out),
+                    Points(result.Z, ds.y, result.mask, held_out, classes=ds.target_names),
                     stem=f"{stem}-all-{result.Z.shape[1]}-dimensions",
                     key="dl_coordinates_all",
                     label=f"All {result.Z.shape[1]} coordinates (CSV)",
@@ -435,7 +451,8 @@ def embed_downloads(
         notebook_button(right, code, title=title, stem=stem, key="dl_notebook")
         st.caption(
             "Coordinates: index (the point's number on this page, as the chart's hover gives "
-            "it), label, labelled (1/0), held out (1/0), then the chart's coordinates. The "
+            "it), label, labelled (1/0), held out (1/0), the chart's coordinates, then the "
+            "class's name. The "
             "notebook recomputes this view and prints the page's number."
         )
     matrices = None if result.Z is None else quality_panel.fitted_matrices(request)
