@@ -246,3 +246,36 @@ def test_the_coordinates_name_each_points_class_as_the_legend_does(downloads):
     named = dict(zip(table["index"].tolist(), table["class"].tolist(), strict=True))
     assert {i: named[i] for i in legend} == legend
     assert named[int(table["index"][table["label"] == 3][0])] == "5 containers"
+
+
+def test_the_code_and_notebook_of_a_held_out_view_recompute_its_chart_and_tiles(downloads):
+    """With a held-out share the chart is the fit without the held-out points: the page's code
+    (and the notebook made from it) recomputes that fit and prints the held-out tiles' numbers
+    (wine, LMNN, 20 % held out: 0.944 on the held-out points, 0.989 on the others); it
+    recomputed only the fit on every point, so its Z was not the chart's."""
+    at = run_page(
+        "embed", {"ds": "wine", "method": "lmnn", "frac": "0.3", "seed": "3", "test": "0.2"}
+    )
+    assert_clean(at)
+    tiles = {m.label: m.value for m in at.metric}
+    cells = notebook_code_cells(downloads(at, "dl_notebook"))
+    scope: dict = {}
+    import contextlib
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(cells[0], "<notebook>", "exec"), scope)  # noqa: S102 - the page's own code
+    out = printed.getvalue()
+    assert f"1-NN accuracy: {tiles['1-NN accuracy']}" in out  # the fit on every point, as before
+    assert f"1-NN on held-out (mapped): {tiles['1-NN on held-out (mapped)']}" in out
+    assert f"1-NN other unlabelled: {tiles['1-NN other unlabelled']}" in out
+    table = read_coordinates_csv(downloads(at, "dl_coordinates").decode())
+    np.testing.assert_array_equal(scope["held"].held_out, table["held_out"])
+    np.testing.assert_array_equal(scope["mask"], table["labelled"])
+    # the chart draws Z centred, scaled and turned: the same picture, equal pairwise distances
+    from scipy.spatial.distance import pdist
+
+    from metriclab.plots import normalize_embedding
+
+    shape = pdist(normalize_embedding(scope["Z"][:, :2]))
+    np.testing.assert_allclose(shape, pdist(table["Z"]), rtol=1e-9, atol=1e-12)

@@ -500,9 +500,9 @@ def live_view(page: EmbedPage) -> None:
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         if bar is not None:  # kept, full: a bar that came and went moved the chart 51 px twice
             bar.progress(1.0, text=_done_text(spec.label, page.dataset.n_samples, started))
-        snippet = code_snippets.embed_snippet(request, page.dataset)
-        code_snippets.show_code(snippet)
         shown, apart = _shown_or_page(request, result, test)
+        snippet = code_snippets.embed_snippet(request, page.dataset, test * (apart is not None))
+        code_snippets.show_code(snippet)
         guarded(
             downloads.embed_downloads, request, shown, snippet, held_out=apart, figure=figure,
             context="downloads",

@@ -203,9 +203,11 @@ def fitted_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]
     return imports, body
 
 
-def embed_snippet(request, dataset: Dataset | None = None) -> str:
+def embed_snippet(request, dataset: Dataset | None = None, test: float = 0.0) -> str:
     """The Embed page's live view: fit, then print the 1-NN accuracy on the unlabelled points (a
-    classifier's own accuracy) with the page's three decimals."""
+    classifier's own accuracy) with the page's three decimals. With a held-out share `test` (the
+    chart then draws the fit without it), the fit without the held-out points too: its `Z` and
+    `mask` are the chart's, and the held-out tiles' two accuracies are printed."""
     spec = request.spec
     imports, body = fitted_lines(request, dataset)
     if spec.output == "classifier":
@@ -217,8 +219,42 @@ def embed_snippet(request, dataset: Dataset | None = None) -> str:
             "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
             'print(f"1-NN accuracy: {accuracy:.3f}")',
         ]
+        if test > 0:
+            more, lines = held_out_lines(request, test)
+            imports += more
+            body += lines
     name = shown_name(request, dataset)
     return _assemble(imports, body, f"{spec.label} on {name}, as on the Embed page.")
+
+
+def held_out_lines(request, test: float) -> tuple[list[str], list[str]]:
+    """(imports, lines) that refit the method without a held-out share `test` (the draw's seed is
+    the split's, as on the page) and leave the chart's `Z` and `mask`, printing the held-out
+    tiles' accuracies."""
+    seed = int(request.split.seed)
+    other = "1-NN transductive" if request.spec.transductive else "1-NN other unlabelled"
+    split = _call(
+        "SplitRequest.of",
+        [f"REGISTRY[{request.spec.key!r}]", "ds", "mask", repr(request.values)],
+        {"preprocess": request.scaling},
+    )
+    imports = [
+        "from metriclab.evaluation import SplitRequest, fit_held_out",
+        "from metriclab.methods import REGISTRY",
+    ]
+    lines = [
+        "",
+        f"# the chart: the fit without {100 * test:.0f} % of the points held out (seed {seed}),",
+        "# which its out-of-sample map places",
+        f"held = fit_held_out({split}, test={float(test)!r}, seed={seed})",
+        "Z, mask = held.embedding, held.labeled",
+        "for tile, value in [",
+        '    ("1-NN on held-out (mapped)", held.held_out_accuracy),',
+        f"    ({other!r}, held.transductive_accuracy),",
+        "]:",
+        '    print(f"{tile}: " + ("—" if value is None else f"{value:.3f}"))',
+    ]
+    return imports, lines
 
 
 def sweep_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]]:
