@@ -279,3 +279,26 @@ def test_the_code_and_notebook_of_a_held_out_view_recompute_its_chart_and_tiles(
 
     shape = pdist(normalize_embedding(scope["Z"][:, :2]))
     np.testing.assert_allclose(shape, pdist(table["Z"]), rtol=1e-9, atol=1e-12)
+
+
+def test_the_tangent_pages_svg_is_its_row_of_tangent_vectors(monkeypatch):
+    """The Tangent page's SVG is the row of tangent vectors it draws, with its title (how many
+    the distance uses) and the "not used" marks; it was a figure of its own, without them."""
+    from metriclab import export
+
+    made = []
+    monkeypatch.setattr(export, "figure_svg", lambda fig, **kwargs: made.append(fig) or b"<svg/>")
+    at = run_page("tangent", {"tds": "usps", "pool": "300", "tset": "translation", "q": "3"})
+    assert_clean(at)
+    at.button(key="dl_svg_tangents_make").click().run()
+    assert_clean(at)
+    (svg_figure,) = made
+    drawn = svg_figure.to_plotly_json()
+    row = next(
+        f for f in figures(at) if "Tangent vectors" in f["layout"].get("title", {}).get("text", "")
+    )
+    assert drawn["layout"]["title"]["text"] == row["layout"]["title"]["text"]
+    texts = drawn["layout"]["xaxis"]["ticktext"]  # the images' titles, over each
+    assert list(texts) == list(row["layout"]["xaxis"]["ticktext"])
+    assert sum("not used" in t for t in texts) == 5
+    np.testing.assert_array_equal(values(drawn["data"][0]["z"]), values(row["data"][0]["z"]))
