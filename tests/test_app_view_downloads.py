@@ -302,3 +302,24 @@ def test_the_tangent_pages_svg_is_its_row_of_tangent_vectors(monkeypatch):
     assert list(texts) == list(row["layout"]["xaxis"]["ticktext"])
     assert sum("not used" in t for t in texts) == 5
     np.testing.assert_array_equal(values(drawn["data"][0]["z"]), values(row["data"][0]["z"]))
+
+
+def test_the_compare_pages_files_say_which_comparison_they_hold(monkeypatch):
+    """The Compare page's files are named after the data sets, the methods and the splits they
+    hold: every comparison was saved as metriclab-comparison.csv, -summary.csv, ... alike."""
+    from streamlit.elements.widgets.button import ButtonMixin
+
+    named = []
+    original = ButtonMixin.download_button
+
+    def record(self, label, data, file_name=None, *args, **kwargs):
+        named.append(file_name)
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(ButtonMixin, "download_button", record)
+    at = run_page("compare", {"cds": "wine,glass", "cm": "nca,lmnn", "splits": "2"})
+    at.button[0].click().run()
+    assert_clean(at)
+    stem = "metriclab-comparison-wine-glass-nca-lmnn-2-splits"
+    assert f"{stem}.csv" in named and f"{stem}-summary.csv" in named, named
+    assert f"{stem}.html" in named and f"{stem}.ipynb" in named, named

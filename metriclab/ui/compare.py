@@ -344,19 +344,33 @@ def figure_html(fig: go.Figure) -> bytes:
 
 
 DOWNLOADS = {  # file suffix -> (widget key, MIME type): the keys the page's tests know
-    "comparison.csv": ("dl_csv", "text/csv"),
-    "summary.csv": ("dl_summary", "text/csv"),
-    "comparison.html": ("dl_html", "text/html"),
+    ".csv": ("dl_csv", "text/csv"),
+    "-summary.csv": ("dl_summary", "text/csv"),
+    ".html": ("dl_html", "text/html"),
 }
+STEM_KEY = "_compare_stem"  # the file names' stem of the comparison shown
+
+
+def files_stem(comparison: ComparisonRequest) -> str:
+    """The stem of the comparison's file names: its data sets, methods and number of splits
+    (``metriclab-comparison-wine-glass-nca-lmnn-10-splits``)."""
+    from metriclab.ui.shared.fit_request import DataRef
+
+    sets = [downloads.data_stem(DataRef(name)) for name in comparison.sets]
+    return downloads.file_name(
+        "comparison", *sets, *comparison.methods, f"{int(comparison.n_splits)}-splits"
+    )
 
 
 def _download(column, what: str, data, suffix: str) -> None:
-    """A download button in `column` for `data` (bytes), saved as metriclab-<suffix>."""
+    """A download button in `column` for `data` (bytes), saved as the comparison's stem and
+    `suffix`."""
     key, mime = DOWNLOADS[suffix]
+    stem = st.session_state.get(STEM_KEY, "metriclab-comparison")
     column.download_button(
         f"Download {what}",
         data,
-        file_name=f"metriclab-{suffix}",
+        file_name=f"{stem}{suffix}",
         mime=mime,
         key=key,
         on_click="ignore",
@@ -365,20 +379,17 @@ def _download(column, what: str, data, suffix: str) -> None:
 
 def _more_downloads(bars: go.Figure, boxes: go.Figure, code: str) -> None:
     """The figures as SVG for slides and the notebook that reruns the comparison."""
+    stem = st.session_state.get(STEM_KEY, "metriclab-comparison")
     with downloads.download_area("Download: SVG figures, notebook"):
         c1, c2, c3 = st.columns(3)
-        downloads.svg_button(
-            c1, bars, stem="metriclab-comparison-bars", key="dl_svg_bars", what="Bar chart"
-        )
-        downloads.svg_button(
-            c2, boxes, stem="metriclab-comparison-boxes", key="dl_svg_boxes", what="Box plot"
-        )
+        downloads.svg_button(c1, bars, stem=f"{stem}-bars", key="dl_svg_bars", what="Bar chart")
+        downloads.svg_button(c2, boxes, stem=f"{stem}-boxes", key="dl_svg_boxes", what="Box plot")
         if code:
             downloads.notebook_button(
                 c3,
                 code,
                 title="The Compare page's comparison",
-                stem="metriclab-comparison",
+                stem=stem,
                 key="dl_notebook",
                 figure_code=COMPARISON_FIGURE,
             )
@@ -483,6 +494,7 @@ def render() -> None:
                     snippet_labels(),
                 )
                 st.session_state["_compare_code"] = code
+                st.session_state[STEM_KEY] = files_stem(comparison)
                 st.session_state["_compare_classifier"] = classifier
 
     results = st.session_state.get("_compare_results")
@@ -517,14 +529,14 @@ def render() -> None:
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
     # removes while the click is served) and do not rerun the page.
-    _download(c1, "results (CSV)", results.to_csv(index=False).encode(), "comparison.csv")
+    _download(c1, "results (CSV)", results.to_csv(index=False).encode(), ".csv")
     if summary is not None:
-        _download(c2, "summary (CSV)", summary.to_csv(index=False).encode(), "summary.csv")
+        _download(c2, "summary (CSV)", summary.to_csv(index=False).encode(), "-summary.csv")
     html = st.session_state.get("_compare_html")
     if html is None or html[0] is not results:
         html = (results, figure_html(bars))
         st.session_state["_compare_html"] = html
-    _download(c3, "figure (HTML)", html[1], "comparison.html")
+    _download(c3, "figure (HTML)", html[1], ".html")
     code = st.session_state.get("_compare_code", "")
     show_code(code)
     _more_downloads(bars, boxes, code)
