@@ -112,5 +112,8 @@ def test_the_coordinates_download_is_each_views_drawing(downloads):  # noqa: F81
         own = read_coordinates_csv(downloads(at, f"dl_linked_own_{position}").decode())
         assert own["Z"].shape[0] == 150
     selection = downloads(at, "dl_linked_selection").decode().splitlines()
-    assert selection[0] == "index,label,labelled"
+    # "label" is the class code as in the coordinates files (it held the class's name there)
+    assert selection[0] == "index,label,labelled,class"
     assert [int(r.split(",")[0]) for r in selection[1:]] == list(range(10))
+    assert {r.split(",", 3)[1] for r in selection[1:]} == {"0"}
+    assert {r.split(",", 3)[3] for r in selection[1:]} == {"setosa"}

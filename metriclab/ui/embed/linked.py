@@ -572,14 +572,16 @@ def _placing_note(request: FitRequest, test: float) -> None:
 
 
 def _selection_csv(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> str:
-    """The whole selection (not only the table's first rows) as CSV: index, label, labelled."""
+    """The whole selection (not only the table's first rows) as CSV: index, label (the class
+    code, as in the coordinates files), labelled, class (its name)."""
     where = np.flatnonzero(np.isin(index, selected))
     names = [str(t) for t in ds.target_names]
     frame = pd.DataFrame(
         {
             "index": index[where],
-            "label": [names[c] for c in ds.y[where]],
+            "label": ds.y[where].astype(int),
             "labelled": mask[where].astype(int),
+            "class": [names[c] for c in ds.y[where]],
         }
     )
     return frame.to_csv(index=False, lineterminator="\n")
@@ -623,7 +625,8 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
                 mime="text/csv",
                 key="dl_linked_selection",
                 on_click="ignore",
-                help="index, label, labelled (1/0) of every selected point",
+                help="index, label (class code), labelled (1/0) and class name of every "
+                "selected point",
             )
         st.caption(
             "Coordinates as drawn are aligned to view 1 (Procrustes: centred, unit RMS radius, "
