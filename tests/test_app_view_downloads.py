@@ -323,3 +323,32 @@ def test_the_compare_pages_files_say_which_comparison_they_hold(monkeypatch):
     stem = "metriclab-comparison-wine-glass-nca-lmnn-2-splits"
     assert f"{stem}.csv" in named and f"{stem}-summary.csv" in named, named
     assert f"{stem}.html" in named and f"{stem}.ipynb" in named, named
+
+
+def test_the_new_points_file_holds_the_stars_as_drawn_and_their_neighbours(downloads):
+    """A new point's star, its features and its neighbours can be taken away: the chart drew
+    the star and the page listed its neighbours, but no file held them."""
+    import csv
+
+    from metriclab.ui.embed.new_points import QUERY_NAME
+
+    at = run_page("embed", {"ds": "two_moons", "method": "tdl", "test": "0.2"})
+    assert_clean(at)
+    at.toggle(key="new_points_open").set_value(True).run()
+    at.number_input(key="new_points_input_x").set_value(0.5)
+    at.number_input(key="new_points_input_y").set_value(0.25)
+    at.button(key="new_points_input_add").click().run()
+    assert_clean(at)
+    (star,) = [t for t in figures(at)[0]["data"] if t.get("name", "").startswith(QUERY_NAME)]
+    header, *rows = list(csv.reader(io.StringIO(downloads(at, "dl_new_points").decode())))
+    (row,) = rows
+    got = dict(zip(header, row, strict=True))
+    assert (float(got["dimension_1"]), float(got["dimension_2"])) == (
+        float(values(star["x"])[0]),
+        float(values(star["y"])[0]),
+    )  # the star where it is drawn (inside the frame: no clip)
+    assert (float(got["x1"]), float(got["x2"])) == (0.5, 0.25)
+    table = at.dataframe[0].value  # the page's neighbours of the new point
+    assert [int(got[f"neighbour_{r}"]) for r in range(1, 6)] == table["index"].tolist()
+    assert [got[f"neighbour_{r}_class"] for r in range(1, 6)] == table["label"].tolist()
+    assert [float(got[f"distance_{r}"]) for r in range(1, 6)] == table["distance"].tolist()
