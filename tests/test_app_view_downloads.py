@@ -12,7 +12,7 @@ import numpy as np
 from metriclab.export import notebook_code_cells, read_coordinates_csv
 from metriclab.plots.embedding import EDGE_TRACE
 from metriclab.ui.embed.new_points import HELD_OUT_NAME
-from tests.apptest_helpers import figures, run_page, values
+from tests.apptest_helpers import add_new_point, figures, run_page, values
 from tests.test_app_quality_export import (  # noqa: F401 - `downloads` is a fixture
     assert_clean,
     chart_points,
@@ -334,10 +334,7 @@ def test_the_new_points_file_holds_the_stars_as_drawn_and_their_neighbours(downl
 
     at = run_page("embed", {"ds": "two_moons", "method": "tdl", "test": "0.2"})
     assert_clean(at)
-    at.toggle(key="new_points_open").set_value(True).run()
-    at.number_input(key="new_points_input_x").set_value(0.5)
-    at.number_input(key="new_points_input_y").set_value(0.25)
-    at.button(key="new_points_input_add").click().run()
+    add_new_point(at, 0.5, 0.25)
     assert_clean(at)
     (star,) = [t for t in figures(at)[0]["data"] if t.get("name", "").startswith(QUERY_NAME)]
     header, *rows = list(csv.reader(io.StringIO(downloads(at, "dl_new_points").decode())))
