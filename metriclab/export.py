@@ -18,6 +18,7 @@ Numbers a person computes from these files equal the page's: the CSV floats roun
 from __future__ import annotations
 
 import ast
+import csv
 import io
 import json
 from collections.abc import Sequence
@@ -46,14 +47,29 @@ def _flag(values, n: int, name: str) -> np.ndarray:
     return values
 
 
+def _quoted(text: str) -> str:
+    """A CSV field: quoted (inner quotes doubled) where it holds a comma, a quote or a newline."""
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def coordinates_csv(
-    Z, y, labeled=None, held_out=None, *, index=None, column_prefix: str = "dimension_"
+    Z,
+    y,
+    labeled=None,
+    held_out=None,
+    *,
+    index=None,
+    column_prefix: str = "dimension_",
+    target_names=None,
 ) -> str:
     """The coordinates of every point as CSV text.
 
     Columns: ``index`` (the point's row in the data set), ``label`` (its class code), ``labelled``
-    and ``held_out`` (1 or 0), then one column per coordinate (``dimension_1``, ...). Floats are
-    written as their shortest round-trip text, so reading the file gives the same arrays.
+    and ``held_out`` (1 or 0), then one column per coordinate (``dimension_1``, ...), and with
+    `target_names` a last column ``class``: the class's name. Floats are written as their
+    shortest round-trip text, so reading the file gives the same arrays.
 
     Parameters
     ----------
@@ -67,6 +83,9 @@ def coordinates_csv(
         The points' rows in the data set (0..n-1 when omitted; a subsample's rows).
     column_prefix : str
         Prefix of the coordinate columns.
+    target_names : sequence of str, optional
+        The classes' names by code (``Dataset.target_names``): a last column ``class`` names
+        each point's class (quoted where a name holds a comma).
 
     Returns
     -------
@@ -81,6 +100,11 @@ def coordinates_csv(
     index,label,labelled,held_out,dimension_1,dimension_2
     0,0,1,0,0.5,1.0
     1,1,0,0,2.0,-1.25
+    <BLANKLINE>
+    >>> print(coordinates_csv(np.array([[0.5], [2.0]]), [0, 1], target_names=["a, b", "c"]))
+    index,label,labelled,held_out,dimension_1,class
+    0,0,0,0,0.5,"a, b"
+    1,1,0,0,2.0,c
     <BLANKLINE>
     """
     Z = np.asarray(Z, dtype=np.float64)
@@ -98,10 +122,18 @@ def coordinates_csv(
     labeled, held_out = _flag(labeled, n, "labeled"), _flag(held_out, n, "held_out")
     header = ["index", "label", "labelled", "held_out"]
     header += [f"{column_prefix}{j + 1}" for j in range(Z.shape[1])]
+    names = None
+    if target_names is not None:
+        names = [_quoted(str(t)) for t in target_names]
+        codes = y.astype(np.int64) if n else y
+        if n and (not np.array_equal(codes, y) or codes.min() < 0 or codes.max() >= len(names)):
+            raise ValueError(f"the labels must be class codes 0..{len(names) - 1} to be named")
+        header.append("class")
     lines = [",".join(header)]
     for i in range(n):
         fields = [str(int(index[i])), str(y[i].item()), str(int(labeled[i])), str(int(held_out[i]))]
-        lines.append(",".join(fields + [_number(v) for v in Z[i]]))
+        fields += [_number(v) for v in Z[i]]
+        lines.append(",".join(fields + ([names[int(y[i])]] if names is not None else [])))
     return "\n".join(lines) + "\n"
 
 
@@ -116,7 +148,8 @@ def read_coordinates_csv(text: str) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``index``, ``label`` (int arrays), ``labelled``, ``held_out`` (bool arrays), ``Z``.
+        ``index``, ``label`` (int arrays), ``labelled``, ``held_out`` (bool arrays), ``Z``, and
+        ``class`` (the class names) where the file has that column.
 
     Examples
     --------
@@ -126,18 +159,22 @@ def read_coordinates_csv(text: str) -> dict[str, np.ndarray]:
     >>> bool(np.array_equal(read_coordinates_csv(coordinates_csv(Z, [0, 1, 0, 1]))["Z"], Z))
     True
     """
-    rows = [line.split(",") for line in text.strip().splitlines()]
+    rows = list(csv.reader(io.StringIO(text.strip())))
     header, body = rows[0], rows[1:]
     if header[:4] != ["index", "label", "labelled", "held_out"]:
         raise ValueError(f"not a coordinates file: its columns are {header[:4]}")
     table = np.array(body, dtype=object).reshape(len(body), len(header))
-    return {
+    named = header[-1] == "class"
+    out = {
         "index": table[:, 0].astype(np.int64),
         "label": table[:, 1].astype(np.int64),
         "labelled": table[:, 2].astype(np.int64).astype(bool),
         "held_out": table[:, 3].astype(np.int64).astype(bool),
-        "Z": table[:, 4:].astype(np.float64),
+        "Z": table[:, 4 : len(header) - named].astype(np.float64),
     }
+    if named:
+        out["class"] = table[:, -1].astype(str)
+    return out
 
 
 def learned_matrix(estimator, which: str = "M") -> np.ndarray:
@@ -215,7 +252,10 @@ def matrix_npy(matrix) -> bytes:
 
 
 def matrix_csv(
-    matrix, row_names: Sequence[str] | None = None, column_names: Sequence[str] | None = None
+    matrix,
+    row_names: Sequence[str] | None = None,
+    column_names: Sequence[str] | None = None,
+    corner: str = "",
 ) -> str:
     """A matrix as CSV text (shortest round-trip floats), optionally with row and column names.
 
@@ -226,7 +266,10 @@ def matrix_csv(
     row_names : sequence of str, optional
         A first column with these names (e.g. the output dimensions of L).
     column_names : sequence of str, optional
-        A header row (e.g. the feature names); with `row_names`, its first cell is empty.
+        A header row (e.g. the feature names); with `row_names`, its first cell is `corner`.
+    corner : str
+        The header's first cell above the row names (e.g. ``'index'`` when rows and columns are
+        points); empty by default.
 
     Returns
     -------
@@ -251,7 +294,7 @@ def matrix_csv(
         raise ValueError(f"{len(column_names)} column names for {M.shape[1]} columns")
     lines = []
     if column_names is not None:
-        lines.append(",".join(([""] if row_names is not None else []) + list(column_names)))
+        lines.append(",".join(([corner] if row_names is not None else []) + list(column_names)))
     for i, row in enumerate(M):
         cells = [_number(v) for v in row]
         lines.append(",".join(([str(row_names[i])] if row_names is not None else []) + cells))

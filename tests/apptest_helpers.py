@@ -46,3 +46,11 @@ def split_ref(mode="fraction", value=0.1, seed=0):
     from metriclab.ui.shared.fit_request import SplitRef
 
     return SplitRef(mode, value, seed)
+
+
+def add_new_point(at, x: float, y: float):
+    """Add a new point at (x, y) with the Embed page's input panel (a two-feature set), rerun."""
+    at.toggle(key="new_points_open").set_value(True).run()
+    at.number_input(key="new_points_input_x").set_value(x)
+    at.number_input(key="new_points_input_y").set_value(y)
+    return at.button(key="new_points_input_add").click().run()

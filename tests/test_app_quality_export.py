@@ -320,6 +320,7 @@ def test_dissimilarity_tangent_and_draw_offer_their_files(downloads):
     table = read_coordinates_csv(downloads(at, "dl_drawing").decode())
     np.testing.assert_array_equal(table["Z"], [[0.1, 0.2], [0.3, 0.4], [-0.5, 0.5]])
     np.testing.assert_array_equal(table["label"], [0, 1, 1])
+    assert table["class"].tolist() == ["A", "B", "B"]  # as the drawing's legend names them
 
 
 def _execute(notebook_bytes: bytes, *more_cells: str):

@@ -13,7 +13,7 @@ from metriclab.evaluation.held_out import fit_held_out, held_out_mask
 from metriclab.export import read_coordinates_csv
 from metriclab.ui.embed import linked
 from metriclab.ui.embed.new_points import HELD_OUT_NAME, QUERY_NAME
-from tests.apptest_helpers import run_page, values
+from tests.apptest_helpers import add_new_point, run_page, values
 from tests.test_app_quality_export import downloads  # noqa: F401 - the fixture
 from tests.test_ui_embed_linked import assert_clean, drawn, panels_of
 from tests.test_ui_new_points import library_new_point, no_map_method, page_fit, traces
@@ -63,10 +63,7 @@ def test_a_new_point_is_a_star_in_every_view_where_each_method_maps_it(panels):
     at = run_page("embed", {"ds": "two_moons", "mode": "linked", "methods": ",".join(METHODS),
                             "test": "0.3"}, 240)  # fmt: skip
     assert_clean(at)
-    at.toggle(key="new_points_open").set_value(True).run()
-    at.number_input(key="new_points_input_x").set_value(0.5)
-    at.number_input(key="new_points_input_y").set_value(0.25)
-    at.button(key="new_points_input_add").click().run()
+    add_new_point(at, 0.5, 0.25)
     assert_clean(at)
     figs = panels_of(at)
     assert len(figs) == 3
@@ -112,5 +109,8 @@ def test_the_coordinates_download_is_each_views_drawing(downloads):  # noqa: F81
         own = read_coordinates_csv(downloads(at, f"dl_linked_own_{position}").decode())
         assert own["Z"].shape[0] == 150
     selection = downloads(at, "dl_linked_selection").decode().splitlines()
-    assert selection[0] == "index,label,labelled"
+    # "label" is the class code as in the coordinates files (it held the class's name there)
+    assert selection[0] == "index,label,labelled,class"
     assert [int(r.split(",")[0]) for r in selection[1:]] == list(range(10))
+    assert {r.split(",", 3)[1] for r in selection[1:]} == {"0"}
+    assert {r.split(",", 3)[3] for r in selection[1:]} == {"setosa"}

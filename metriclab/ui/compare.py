@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from metriclab import plots
-from metriclab.methods import REGISTRY, projection
+from metriclab.methods import REGISTRY, input_space, projection
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import downloads, presentation
 from metriclab.ui.shared.charts import draw_chart
@@ -98,6 +98,28 @@ def with_baselines(methods: tuple[str, ...]) -> list[tuple[str, dict]]:
         if not (pca.key in methods and d == pca_default)
     ]
     return baselines + [(m, {}) for m in methods]
+
+
+def snippet_labels() -> list[str]:
+    """The lines of the page's code that give the baselines' rows the page's names (as
+    `_comparison` does): the Euclidean input space, PCA to its output dimension."""
+    euclidean, pca = input_space(), projection()
+    lines = []
+    if euclidean is not None:
+        lines.append(
+            f'results.loc[results["method"] == {euclidean.key!r}, "label"] = {EUCLIDEAN_LABEL!r}'
+        )
+    if pca is not None:
+        default = pca.defaults()["n_components"]
+        lines += [
+            "# PCA to each learned map's output dimension: the page's same-dimension baseline",
+            f'pca = results["method"] == {pca.key!r}',
+            'results.loc[pca, "label"] = [',
+            f"    f\"PCA to {{json.loads(p).get('n_components', {default})}}-D\"",
+            '    for p in results.loc[pca, "params"]',
+            "]",
+        ]
+    return lines
 
 
 def _pca_dimension(params: str) -> int:
@@ -348,19 +370,33 @@ def figure_html(fig: go.Figure) -> bytes:
 
 
 DOWNLOADS = {  # file suffix -> (widget key, MIME type): the keys the page's tests know
-    "comparison.csv": ("dl_csv", "text/csv"),
-    "summary.csv": ("dl_summary", "text/csv"),
-    "comparison.html": ("dl_html", "text/html"),
+    ".csv": ("dl_csv", "text/csv"),
+    "-summary.csv": ("dl_summary", "text/csv"),
+    ".html": ("dl_html", "text/html"),
 }
+STEM_KEY = "_compare_stem"  # the file names' stem of the comparison shown
+
+
+def files_stem(comparison: ComparisonRequest) -> str:
+    """The stem of the comparison's file names: its data sets, methods and number of splits
+    (``metriclab-comparison-wine-glass-nca-lmnn-10-splits``)."""
+    from metriclab.ui.shared.fit_request import DataRef
+
+    sets = [downloads.data_stem(DataRef(name)) for name in comparison.sets]
+    return downloads.file_name(
+        "comparison", *sets, *comparison.methods, f"{int(comparison.n_splits)}-splits"
+    )
 
 
 def _download(column, what: str, data, suffix: str) -> None:
-    """A download button in `column` for `data` (bytes), saved as metriclab-<suffix>."""
+    """A download button in `column` for `data` (bytes), saved as the comparison's stem and
+    `suffix`."""
     key, mime = DOWNLOADS[suffix]
+    stem = st.session_state.get(STEM_KEY, "metriclab-comparison")
     column.download_button(
         f"Download {what}",
         data,
-        file_name=f"metriclab-{suffix}",
+        file_name=f"{stem}{suffix}",
         mime=mime,
         key=key,
         on_click="ignore",
@@ -369,20 +405,17 @@ def _download(column, what: str, data, suffix: str) -> None:
 
 def _more_downloads(bars: go.Figure, boxes: go.Figure, code: str) -> None:
     """The figures as SVG for slides and the notebook that reruns the comparison."""
+    stem = st.session_state.get(STEM_KEY, "metriclab-comparison")
     with downloads.download_area("Download: SVG figures, notebook"):
         c1, c2, c3 = st.columns(3)
-        downloads.svg_button(
-            c1, bars, stem="metriclab-comparison-bars", key="dl_svg_bars", what="Bar chart"
-        )
-        downloads.svg_button(
-            c2, boxes, stem="metriclab-comparison-boxes", key="dl_svg_boxes", what="Box plot"
-        )
+        downloads.svg_button(c1, bars, stem=f"{stem}-bars", key="dl_svg_bars", what="Bar chart")
+        downloads.svg_button(c2, boxes, stem=f"{stem}-boxes", key="dl_svg_boxes", what="Box plot")
         if code:
             downloads.notebook_button(
                 c3,
                 code,
                 title="The Compare page's comparison",
-                stem="metriclab-comparison",
+                stem=stem,
                 key="dl_notebook",
                 figure_code=COMPARISON_FIGURE,
             )
@@ -480,8 +513,14 @@ def render() -> None:
             if results is not None:
                 st.session_state["_compare_results"] = results
                 st.session_state["_compare_scaling"] = scaling_notes(sets, scaling)
-                code = compare_snippet(comparison, session_sets(sets))
+                code = compare_snippet(
+                    comparison,
+                    session_sets(sets),
+                    with_baselines(comparison.methods),
+                    snippet_labels(),
+                )
                 st.session_state["_compare_code"] = code
+                st.session_state[STEM_KEY] = files_stem(comparison)
                 st.session_state["_compare_classifier"] = classifier
 
     results = st.session_state.get("_compare_results")
@@ -519,14 +558,14 @@ def render() -> None:
     c1, c2, c3 = st.columns(3)
     # Downloads carry their bytes (not a callable generated on click, whose deferred file a rerun
     # removes while the click is served) and do not rerun the page.
-    _download(c1, "results (CSV)", results.to_csv(index=False).encode(), "comparison.csv")
+    _download(c1, "results (CSV)", results.to_csv(index=False).encode(), ".csv")
     if summary is not None:
-        _download(c2, "summary (CSV)", summary.to_csv(index=False).encode(), "summary.csv")
+        _download(c2, "summary (CSV)", summary.to_csv(index=False).encode(), "-summary.csv")
     html = st.session_state.get("_compare_html")
     if html is None or html[0] is not results:
         html = (results, figure_html(bars))
         st.session_state["_compare_html"] = html
-    _download(c3, "figure (HTML)", html[1], "comparison.html")
+    _download(c3, "figure (HTML)", html[1], ".html")
     code = st.session_state.get("_compare_code", "")
     show_code(code)
     _more_downloads(bars, boxes, code)

@@ -207,12 +207,21 @@ DISSIMILARITY_FIGURE = "\n".join(
 )
 
 
+def _matrix_points(M, mask: np.ndarray) -> downloads.PointIndex | None:
+    """The points (their index on this page) that a matrix's rows are, as `compute.matrix_labels`
+    reads them: every point, or the labelled ones of an inductive fit; None for neither."""
+    n = M.shape[0]
+    if n == mask.shape[0]:
+        return downloads.PointIndex(np.arange(n))
+    return downloads.PointIndex(np.flatnonzero(mask)) if n == int(np.sum(mask)) else None
+
+
 def _downloads(request, result, ds, figures, snippet: str) -> None:
     """The page's matrices (.npy and CSV) and heat maps (SVG), the embedding's coordinates, and
     the notebook that recomputes the checks and draws the dissimilarity."""
     import scipy.sparse
 
-    stem = downloads.file_name(request.data.name.split(":")[-1], request.method)
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method)
     with downloads.download_area():
         left, middle, right = st.columns(3)
         for key in MATRICES:
@@ -222,7 +231,12 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
             M = M.toarray() if scipy.sparse.issparse(M) else np.asarray(M)
             title = MATRICES[key][0]
             downloads.matrix_buttons(
-                left, M, stem=f"{stem}-{key.rstrip('_')}", key=f"dl_{key}", what=title
+                left,
+                M,
+                stem=f"{stem}-{key.rstrip('_')}",
+                key=f"dl_{key}",
+                what=title,
+                names=_matrix_points(M, result.mask),
             )
         for key, fig in figures:
             downloads.svg_button(
@@ -235,7 +249,7 @@ def _downloads(request, result, ds, figures, snippet: str) -> None:
         if result.Z is not None:
             downloads.coordinates_button(
                 right,
-                downloads.Points(result.Z, ds.y, result.mask),
+                downloads.Points(result.Z, ds.y, result.mask, classes=ds.target_names),
                 stem=stem,
                 key="dl_coordinates",
             )

@@ -160,7 +160,7 @@ def canvas(class_index: int) -> None:
 
 
 def _downloads(xy: np.ndarray, labels: np.ndarray) -> None:
-    """The drawn points as CSV (index, class code, every point labelled, x and y) and the drawing
+    """The drawn points as CSV (index, class code, every point labelled, x, y, class) and the drawing
     as SVG (without the canvas's invisible grid)."""
     from metriclab.ui.shared import downloads
 
@@ -168,11 +168,11 @@ def _downloads(xy: np.ndarray, labels: np.ndarray) -> None:
         left, right = st.columns(2)
         downloads.coordinates_button(
             left,
-            downloads.Points(xy, labels, np.ones(len(xy), dtype=bool)),
+            downloads.Points(xy, labels, np.ones(len(xy), dtype=bool), classes=CLASSES),
             stem="metriclab-drawing",
             key="dl_drawing",
             label="Drawn points (CSV)",
-            help="index, class code (0 = A, 1 = B, ...), labelled, held out, x, y",
+            help="index, class code (0 = A, 1 = B, ...), labelled, held out, x, y, class",
         )
         fig = canvas_figure(xy, labels)
         fig.data = fig.data[GRID_CURVE + 1 :]  # the drawn classes, not the clickable grid

@@ -132,24 +132,21 @@ def render() -> None:
     pictures = guarded(
         memo.tangent_pictures, data, q, transform, amounts, context="tangent vectors"
     )
+    row = None
     if pictures is not None:
         T, moved = pictures
         used = resolve_transforms(tset)  # the transformations the distance below uses
+        row = plots.image_grid(
+            T,
+            shape,
+            tangent_titles(used),
+            n_cols=len(TRANSFORMS),
+            title=f"Tangent vectors ({len(used)} of {len(TRANSFORMS)} in the distance below)",
+            signed=True,
+            row_height=90,
+        )
         with c2:
-            draw_chart(
-                st,
-                plots.image_grid(
-                    T,
-                    shape,
-                    tangent_titles(used),
-                    n_cols=len(TRANSFORMS),
-                    title=f"Tangent vectors ({len(used)} of {len(TRANSFORMS)} in the distance "
-                    "below)",
-                    signed=True,
-                    row_height=90,
-                ),
-                key="tangents",
-            )
+            draw_chart(st, row, key="tangents")
             draw_chart(
                 st,
                 plots.image_grid(
@@ -163,7 +160,7 @@ def render() -> None:
             )
 
     if pictures is not None:
-        guarded(_downloads, ds, query_idx[q], transform, pictures, context="downloads")
+        guarded(_downloads, ds, query_idx[q], transform, (*pictures, row), context="downloads")
     found = guarded(
         memo.tangent_neighbours, data, q, tset, bool(two_sided), context="nearest neighbours"
     )
@@ -241,8 +238,9 @@ def error_comparison(euclidean: np.ndarray, tangent: np.ndarray) -> str:
 
 def _downloads(ds, index: int, transform: str, pictures) -> None:
     """The query image's tangent vectors (one row per transformation, one column per pixel) and
-    the moved images as .npy and CSV, and the tangent vectors' picture as SVG."""
-    T, moved = pictures
+    the moved images as .npy and CSV, and the row of tangent vectors as the page draws it as SVG
+    (`pictures`: the tangent vectors, the moved images and that figure)."""
+    T, moved, fig = pictures
     stem = downloads.file_name(ds.name, f"image{int(index)}")
     with downloads.download_area():
         left, middle, right = st.columns(3)
@@ -254,19 +252,13 @@ def _downloads(ds, index: int, transform: str, pictures) -> None:
             key="dl_moved",
             what="Moved images",
         )
-        fig = plots.image_grid(
-            T,
-            tuple(ds.image_shape),
-            [readable(t) for t in TRANSFORMS],
-            n_cols=len(TRANSFORMS),
-            title=f"Tangent vectors of image {int(index)} of {ds.name}",
-            signed=True,
-        )
         downloads.svg_button(
             right, fig, stem=f"{stem}-tangents", key="dl_svg_tangents", what="Tangent vectors"
         )
         st.caption(
             f"Rows: the {len(TRANSFORMS)} transformations in the order shown "
             f"({', '.join(TRANSFORMS)}); moved images: x + a·t for a in the order shown; "
-            f"columns: the {int(np.prod(ds.image_shape))} pixels, row by row."
+            f"columns: the {int(np.prod(ds.image_shape))} pixels, row by row. The pictures "
+            "scale each image to its own range (a tangent symmetrically about 0); the files "
+            "hold the values as computed."
         )

@@ -296,19 +296,21 @@ def _downloads(page: EmbedPage, params: dict, main, fig) -> None:
     ds, _ = memo.view_data(request.data)
     labeled = main.labels >= 0
     y = np.where(labeled, main.labels, ds.y)
-    stem = downloads.file_name(request.data.name.split(":")[-1], request.method, "input-view")
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method, "input-view")
     with downloads.download_area():
         left, right = st.columns(2)
         what = "Principal components" if main.projected else "Input"
         downloads.coordinates_button(
-            left, downloads.Points(main.coords, y, labeled), stem=f"{stem}-input",
+            left, downloads.Points(main.coords, y, labeled, classes=ds.target_names),
+            stem=f"{stem}-input",
             key="dl_input_coordinates", label=f"{what} panel's points (CSV)",
         )  # fmt: skip
         store = st.session_state.get("_input_view_previous", {})
         drawn = store.get((request.data, page.spec.key, request.split, request.scaling))
         if drawn is not None:
             downloads.coordinates_button(
-                left, downloads.Points(drawn[0], y, labeled), stem=f"{stem}-embedding",
+                left, downloads.Points(drawn[0], y, labeled, classes=ds.target_names),
+                stem=f"{stem}-embedding",
                 key="dl_input_embedding", label=f"{page.spec.short_label} panel's points (CSV)",
             )  # fmt: skip
         if not page.spec.transductive:

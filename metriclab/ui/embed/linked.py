@@ -18,7 +18,7 @@ import html
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -625,14 +625,16 @@ def _placing_note(request: FitRequest, test: float) -> None:
 
 
 def _selection_csv(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> str:
-    """The whole selection (not only the table's first rows) as CSV: index, label, labelled."""
+    """The whole selection (not only the table's first rows) as CSV: index, label (the class
+    code, as in the coordinates files), labelled, class (its name)."""
     where = np.flatnonzero(np.isin(index, selected))
     names = [str(t) for t in ds.target_names]
     frame = pd.DataFrame(
         {
             "index": index[where],
-            "label": [names[c] for c in ds.y[where]],
+            "label": ds.y[where].astype(int),
             "labelled": mask[where].astype(int),
+            "class": [names[c] for c in ds.y[where]],
         }
     )
     return frame.to_csv(index=False, lineterminator="\n")
@@ -647,20 +649,19 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
             own = f"{stem}-view{position}-{panel.request.method}"
             column.markdown(f"**View {position}: {name}**")
             points = downloads.Points(
-                panel.coords, ds.y, panel.result.mask, panel.held_out, index=panel.index
+                panel.coords, ds.y, panel.result.mask, panel.held_out, panel.index, ds.target_names
             )
             downloads.coordinates_button(
                 column, points, stem=f"{own}-aligned-to-view1", key=f"dl_linked_{position}",
                 label="Coordinates as drawn (CSV)",
                 help="index, label, labelled (1/0), held out (1/0), then the coordinates as this "
                 "view draws them: centred, unit RMS radius and turned onto view 1 (aligned to "
-                "view 1; a point drawn on the frame's edge is given where it lies)",
+                "view 1; a point drawn on the frame's edge is given where it lies), and the "
+                "class's name",
             )  # fmt: skip
             downloads.coordinates_button(
                 column,
-                downloads.Points(
-                    panel.result.Z, ds.y, panel.result.mask, panel.held_out, index=panel.index
-                ),
+                replace(points, Z=panel.result.Z),
                 stem=f"{own}-own",
                 key=f"dl_linked_own_{position}",
                 label=f"{name}'s own coordinates (CSV)",
@@ -677,7 +678,8 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
                 mime="text/csv",
                 key="dl_linked_selection",
                 on_click="ignore",
-                help="index, label, labelled (1/0) of every selected point",
+                help="index, label (class code), labelled (1/0) and class name of every "
+                "selected point",
             )
         st.caption(
             "Coordinates as drawn are aligned to view 1 (Procrustes: centred, unit RMS radius, "
@@ -794,7 +796,7 @@ def linked_view(page: EmbedPage) -> None:
     _new_points_part(panels, test)
     _selection_part(page, selection, ds, kept)
     if panels:
-        stem = downloads.file_name(page.request.data.name.split(":")[-1], "linked")
+        stem = downloads.file_name(downloads.data_stem(page.request.data), "linked")
         linked_downloads(panels, positions, selected, ds, stem)
     st.caption(ALIGN_CAPTION)
     not_offered(page)

@@ -323,14 +323,15 @@ def _shown_or_page(request: FitRequest, result, test: float):
         return result, None
 
 
-def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> None:
+def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
     """The chart of the fit: the embedding, or a classifier's predictions on the PCA view; on an
     image set, a click on a point shows its image and nearest neighbours. With a held-out share
-    `test` or new points, the fit without the held-out points and their traces (`new_points`)."""
+    `test` or new points, the fit without the held-out points and their traces (`new_points`).
+    Returns the chart's figure as drawn (before presentation mode's sizes): the SVG download's."""
     ds, _ = memo.view_data(request.data)
     spec = page.spec
     seed = request.split.seed
-    new = None
+    new = fig = None
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
         zoom = bool(st.session_state.get(ZOOM_KEY, True))
@@ -394,6 +395,7 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0) -> No
         draw_chart(st, plots.spectrum(values, title=title, n_used=n_used), key="spectrum")
         if note:
             st.caption(note)
+    return fig
 
 
 def spectrum_values(page: EmbedPage, request: FitRequest, result) -> tuple[np.ndarray, str]:
@@ -487,13 +489,12 @@ def live_view(page: EmbedPage) -> None:
     if progress is not None:
         progress(3, 5, "drawing")
     with right:
-        if present:
-            _draw(page, request, result, test)
+        figure = _draw(page, request, result, test) if present else None
         tiles = st.container()  # the scores, then the chart, on a 1280×800 screen at once
         chart = None if present else st.container()
         if chart is not None:  # drawn first: the browser gets the picture before the measures
             with chart:  # below it are made (on all of MNIST they took 0.4 s of a λ move)
-                _draw(page, request, result, test)
+                figure = _draw(page, request, result, test)
     refs = references(page, request, result)
     fitted_references = _fit_references(refs, progress)
     with right:
@@ -504,12 +505,13 @@ def live_view(page: EmbedPage) -> None:
             guarded(spread.show_spread, page, request, refs, context="spread over seeds")
         if bar is not None:  # kept, full: a bar that came and went moved the chart 51 px twice
             bar.progress(1.0, text=_done_text(spec.label, page.dataset.n_samples, started))
-        snippet = code_snippets.embed_snippet(request, page.dataset)
-        code_snippets.show_code(snippet)
         shown, apart = _shown_or_page(request, result, test)
+        snippet = code_snippets.embed_snippet(request, page.dataset, test * (apart is not None))
+        code_snippets.show_code(snippet)
         guarded(
-            downloads.embed_downloads, request, shown, snippet, held_out=apart, context="downloads"
-        )
+            downloads.embed_downloads, request, shown, snippet, held_out=apart, figure=figure,
+            context="downloads",
+        )  # fmt: skip
     if timing_enabled():  # bench/app_latency.py reads this from the server log
         elapsed = 1000 * (time.perf_counter() - started)
         print(f"metriclab-timing live_view {elapsed:.1f} ms", flush=True)

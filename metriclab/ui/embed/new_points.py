@@ -40,7 +40,7 @@ from metriclab.evaluation.held_out import (
 from metriclab.plots.base import class_color
 from metriclab.preprocess import make_scaler, scaler_fit_rows
 from metriclab.ui.embed import overlays
-from metriclab.ui.shared import full_size, memo
+from metriclab.ui.shared import downloads, full_size, memo
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.fit_request import TEST_KEY, DataRef, FitRequest
 from metriclab.ui.shared.state import Rule, seed_widget
@@ -340,8 +340,9 @@ def place_queries(
 
 def query_traces(request: FitRequest, X_new, test: float = 0.0, seed: int = 0, drawn=None):
     """(traces, new): the new points `X_new` (raw features) as stars where the method maps them,
-    numbered, hover naming their nearest neighbour, and `place_queries`' `NewPoints`. `drawn`:
-    every point's coordinates as the panel draws the placement's embedding."""
+    numbered, hover naming their nearest neighbour, and `place_queries`' `NewPoints` with the
+    stars' coordinates as the panel draws them (where they lie, before a clip to the frame).
+    `drawn`: every point's coordinates as the panel draws the placement's embedding."""
     place, new = place_queries(request, X_new, test, seed)
     ds, _ = memo.view_data(request.data)
     W, _ = _frame(place, drawn)
@@ -366,7 +367,36 @@ def query_traces(request: FitRequest, X_new, test: float = 0.0, seed: int = 0, d
         hovertemplate="%{customdata[0]}<br>nearest: index %{customdata[1]} "
         "(%{customdata[2]})<extra></extra>",
     )
-    return [trace], new
+    return [trace], replace(new, coordinates=coords)
+
+
+def new_points_csv(request: FitRequest, new: NewPoints, X_new) -> str:
+    """The new points as CSV: their number, their coordinates as the chart draws them (as the
+    coordinates file gives the data's points), their features as entered, and their nearest
+    points under the method's metric (index, class, distance; the table's), nearest first."""
+    ds, _ = memo.view_data(request.data)
+    names = _names(ds)
+    X_new = np.asarray(X_new, dtype=np.float64)
+    features = [str(f) for f in ds.feature_names]
+    if len(features) != X_new.shape[1]:
+        features = [f"feature_{j + 1}" for j in range(X_new.shape[1])]
+    columns: dict = {"new_point": np.arange(1, len(X_new) + 1)}
+    coords = np.asarray(new.coordinates, dtype=np.float64)
+    for j in range(coords.shape[1]):
+        columns[f"dimension_{j + 1}"] = coords[:, j]
+    for j, name in enumerate(features):
+        columns[name] = X_new[:, j]
+    for r in range(new.embedding_neighbours.shape[1]):
+        nearest = new.embedding_neighbours[:, r]
+        columns[f"neighbour_{r + 1}"] = nearest.astype(int)
+        columns[f"neighbour_{r + 1}_class"] = [names[ds.y[i]] for i in nearest]
+        columns[f"distance_{r + 1}"] = new.embedding_distances[:, r]
+    return pd.DataFrame(columns).to_csv(index=False, lineterminator="\n", float_format=_shortest)
+
+
+def _shortest(value: float) -> str:
+    """A float as the shortest text that reads back to it (as `metriclab.export` writes)."""
+    return repr(float(value))
 
 
 def neighbour_table(request: FitRequest, new: NewPoints) -> pd.DataFrame:
@@ -398,6 +428,17 @@ def show_query_neighbours(request: FitRequest, new: NewPoints, X_new) -> None:
     name = request.spec.label.split(" (")[0]
     st.markdown(f"**Nearest neighbours of the new points** under {name}'s metric (its embedding)")
     st.dataframe(neighbour_table(request, new), hide_index=True, width="stretch")
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method, "new-points")
+    st.download_button(
+        "New points (CSV)",
+        lambda: new_points_csv(request, new, X_new).encode(),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        key="dl_new_points",
+        on_click="ignore",
+        help="each new point: its coordinates as the chart draws its star, its features as "
+        "entered, and its nearest points under the method's metric (index, class, distance)",
+    )
     if ds.image_shape is None:
         return
     last = len(new.coordinates) - 1

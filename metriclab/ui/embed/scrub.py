@@ -90,10 +90,10 @@ def _downloads(request, scrubbed: tuple[str, list], frames, fig, snippet: str) -
     ds, _ = memo.view_data(request.data)
     mask = memo.split(request.data, request.split)
     name, values = scrubbed
-    stem = downloads.file_name(request.data.name.split(":")[-1], request.method, "scrub", name)
+    stem = downloads.file_name(downloads.data_stem(request.data), request.method, "scrub", name)
     with downloads.download_area():
         left, right = st.columns(2)
-        points = downloads.Points(frames[0], ds.y, mask)
+        points = downloads.Points(frames[0], ds.y, mask, classes=ds.target_names)
         downloads.frames_button(
             left,
             plots.embedding.align_frames(frames),

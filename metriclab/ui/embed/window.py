@@ -219,7 +219,7 @@ def _downloads(request, computed, axes: tuple, fig, snippet: str) -> None:
     ds, _ = memo.view_data(request.data)
     (row_name, _), (col_name, _) = axes
     stem = downloads.file_name(
-        request.data.name.split(":")[-1], request.method, "window", row_name, col_name
+        downloads.data_stem(request.data), request.method, "window", row_name, col_name
     )
     with downloads.download_area():
         left, right = st.columns(2)

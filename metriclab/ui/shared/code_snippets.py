@@ -203,9 +203,11 @@ def fitted_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]
     return imports, body
 
 
-def embed_snippet(request, dataset: Dataset | None = None) -> str:
+def embed_snippet(request, dataset: Dataset | None = None, test: float = 0.0) -> str:
     """The Embed page's live view: fit, then print the 1-NN accuracy on the unlabelled points (a
-    classifier's own accuracy) with the page's three decimals."""
+    classifier's own accuracy) with the page's three decimals. With a held-out share `test` (the
+    chart then draws the fit without it), the fit without the held-out points too: its `Z` and
+    `mask` are the chart's, and the held-out tiles' two accuracies are printed."""
     spec = request.spec
     imports, body = fitted_lines(request, dataset)
     if spec.output == "classifier":
@@ -217,8 +219,42 @@ def embed_snippet(request, dataset: Dataset | None = None) -> str:
             "accuracy = embedding_accuracy(Z, ds.y, mask)  # 1-NN on the unlabelled points",
             'print(f"1-NN accuracy: {accuracy:.3f}")',
         ]
+        if test > 0:
+            more, lines = held_out_lines(request, test)
+            imports += more
+            body += lines
     name = shown_name(request, dataset)
     return _assemble(imports, body, f"{spec.label} on {name}, as on the Embed page.")
+
+
+def held_out_lines(request, test: float) -> tuple[list[str], list[str]]:
+    """(imports, lines) that refit the method without a held-out share `test` (the draw's seed is
+    the split's, as on the page) and leave the chart's `Z` and `mask`, printing the held-out
+    tiles' accuracies."""
+    seed = int(request.split.seed)
+    other = "1-NN transductive" if request.spec.transductive else "1-NN other unlabelled"
+    split = _call(
+        "SplitRequest.of",
+        [f"REGISTRY[{request.spec.key!r}]", "ds", "mask", repr(request.values)],
+        {"preprocess": request.scaling},
+    )
+    imports = [
+        "from metriclab.evaluation import SplitRequest, fit_held_out",
+        "from metriclab.methods import REGISTRY",
+    ]
+    lines = [
+        "",
+        f"# the chart: the fit without {100 * test:.0f} % of the points held out (seed {seed}),",
+        "# which its out-of-sample map places",
+        f"held = fit_held_out({split}, test={float(test)!r}, seed={seed})",
+        "Z, mask = held.embedding, held.labeled",
+        "for tile, value in [",
+        '    ("1-NN on held-out (mapped)", held.held_out_accuracy),',
+        f"    ({other!r}, held.transductive_accuracy),",
+        "]:",
+        '    print(f"{tile}: " + ("—" if value is None else f"{value:.3f}"))',
+    ]
+    return imports, lines
 
 
 def sweep_lines(request, dataset: Dataset | None) -> tuple[list[str], list[str]]:
@@ -382,12 +418,21 @@ def _classifier_argument(comparison) -> dict[str, str]:
     return {} if classifier == "1nn" else {"classifier": classifier}
 
 
-def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -> str:
+def compare_snippet(
+    comparison,
+    datasets: Mapping[str, Dataset] | None = None,
+    methods: Sequence[tuple[str, dict]] | None = None,
+    relabel: Sequence[str] = (),
+) -> str:
     """The Compare page: the same repeated-split comparison (a `ComparisonRequest`), then its
     summary's mean accuracies. `datasets` gives the Dataset of each upload or drawing among its
-    data sets (by name)."""
-    sets, methods = comparison.sets, comparison.methods
+    data sets (by name); `methods` the (method, parameters) the page runs (its baselines
+    included; default: the chosen methods at their defaults) and `relabel` the lines of code that
+    give their rows the page's names (run on `results` before the summary)."""
+    sets = comparison.sets
+    runs = list(methods) if methods is not None else [(m, {}) for m in comparison.methods]
     imports = ["from metriclab.evaluation import CompareRequest, compare, summarize"]
+    imports += ["import json"] if any("json." in line for line in relabel) else []
     body: list[str] = []
     items = []
     for i, name in enumerate(sets):
@@ -404,7 +449,7 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
         "request = "
         + _call(
             "CompareRequest",
-            [data, repr({m: {} for m in methods})],
+            [data, repr(runs) if methods is not None else repr({m: {} for m, _ in runs})],
             {
                 "n_splits": int(comparison.n_splits),
                 "fraction": float(comparison.fraction),
@@ -415,10 +460,13 @@ def compare_snippet(comparison, datasets: Mapping[str, Dataset] | None = None) -
             },
         ),
         "results = compare(request)",
+        *relabel,
         "summary = summarize(results)  # the Euclidean baseline is always added",
         'print(summary[["dataset", "label", "accuracy_mean"]].to_string(index=False))',
     ]
-    return _assemble(imports, body, "The Compare page's comparison (methods at their defaults).")
+    header = "The Compare page's comparison (methods at their defaults"
+    header += ", with the page's PCA baselines)." if methods is not None else ")."
+    return _assemble(imports, body, header)
 
 
 def session_sets(names: Sequence[str]) -> dict[str, Dataset]:

@@ -37,6 +37,24 @@ def file_name(*parts: str) -> str:
     return f"metriclab-{safe}"
 
 
+def data_stem(data) -> str:
+    """A data set's part of a file name (`data`: a `DataRef`): its name, or for an upload or a
+    drawing the name the page shows it by (the file's name without .csv), not the session's key
+    of it."""
+    from metriclab.ui.shared.fit_request import UPLOAD_PREFIX
+    from metriclab.ui.shared.session_data import upload_dataset
+
+    if not data.name.startswith(UPLOAD_PREFIX):
+        return data.name
+    try:
+        shown = str(upload_dataset(data.name).name)
+    except ValueError:  # not this session's: the key it is linked by
+        return data.name.split(":")[-1]
+    for suffix in (".gz", ".csv", ".txt", ".tsv"):
+        shown = shown.removesuffix(suffix).removesuffix(suffix.upper())
+    return shown or data.name.split(":")[-1]
+
+
 def _button(container, label: str, data, file: tuple[str, str], key: str, help: str = "") -> None:
     """A download button for `data` (bytes, or a function of no arguments that makes them when
     the button is clicked) saved as `file` (name, MIME type); no rerun on click."""
@@ -49,13 +67,26 @@ def _button(container, label: str, data, file: tuple[str, str], key: str, help: 
 @dataclass(frozen=True)
 class Points:
     """What a coordinates file holds: the coordinates `Z`, the class codes `y`, the labelled and
-    held-out masks and the points' indices (`export.coordinates_csv`'s arguments)."""
+    held-out masks, the points' indices and the classes' names by code (`classes`: the file's
+    last column names each point's class), `export.coordinates_csv`'s arguments."""
 
     Z: np.ndarray
     y: np.ndarray
     labelled: np.ndarray | None = None
     held_out: np.ndarray | None = None
     index: np.ndarray | None = None
+    classes: Sequence[str] | None = None
+
+    def csv(self, Z: np.ndarray | None = None) -> str:
+        """The coordinates file's text (`Z`: other coordinates of the same points)."""
+        return export.coordinates_csv(
+            self.Z if Z is None else Z,
+            self.y,
+            self.labelled,
+            self.held_out,
+            index=self.index,
+            target_names=self.classes,
+        )
 
 
 def coordinates_button(
@@ -67,13 +98,21 @@ def coordinates_button(
     _button(
         container,
         label,
-        lambda: export.coordinates_csv(p.Z, p.y, p.labelled, p.held_out, index=p.index).encode(),
+        lambda: p.csv().encode(),
         (f"{stem}-coordinates.csv", "text/csv"),
         key,
         help
         or "index, label, labelled (1/0), held out (1/0), then one column per coordinate, "
-        "as the chart draws them",
+        "as the chart draws them, and the class's name",
     )
+
+
+@dataclass(frozen=True)
+class PointIndex:
+    """The points a point × point matrix's rows and columns are (their index on the page, as
+    the coordinates file gives it): `matrix_buttons` names the CSV's rows and columns by them."""
+
+    index: np.ndarray
 
 
 def matrix_buttons(
@@ -83,14 +122,20 @@ def matrix_buttons(
     stem: str,
     key: str,
     what: str = "Mahalanobis matrix M",
-    names: Sequence[str] | None = None,
+    names: Sequence[str] | PointIndex | None = None,
 ) -> None:
     """Two buttons for a learned matrix: .npy (`numpy.load` reads it back exactly) and .csv
-    (with the feature names as header where they fit its columns); the files are named after
-    `what`'s last word ('M' for 'Mahalanobis matrix M')."""
+    (`names`: the feature names as header where they fit its columns, or a `PointIndex`: the
+    points as the row names and the header, under 'index'); the files are named after `what`'s
+    last word ('M' for 'Mahalanobis matrix M')."""
     short = what.split()[-1]
     matrix = np.asarray(matrix, dtype=np.float64)
-    columns = list(names) if names is not None and len(names) == matrix.shape[1] else None
+    rows = columns = None
+    if isinstance(names, PointIndex):
+        if len(names.index) == matrix.shape[0] == matrix.shape[1]:
+            rows = columns = [str(int(i)) for i in names.index]
+    elif names is not None and len(names) == matrix.shape[1]:
+        columns = list(names)
     _button(
         container,
         f"{what} (.npy)",
@@ -102,10 +147,18 @@ def matrix_buttons(
     _button(
         container,
         f"{what} (CSV)",
-        lambda: export.matrix_csv(matrix, column_names=columns).encode(),
+        lambda: export.matrix_csv(matrix, rows, columns, corner="index").encode(),
         (f"{stem}-{short}.csv", "text/csv"),
         f"{key}_csv",
-        f"{matrix.shape[0]} × {matrix.shape[1]}" + (", the features as header" if columns else ""),
+        f"{matrix.shape[0]} × {matrix.shape[1]}"
+        + (
+            ", rows and columns named by the points' index (the coordinates file's), in that "
+            "order; the heat map sorts them by class"
+            if rows
+            else ", the features as header"
+            if columns
+            else ""
+        ),
     )
 
 
@@ -168,6 +221,23 @@ def _fingerprint(fig) -> str:
     for trace in fig.data:
         feed(trace.to_plotly_json())
     feed(fig.layout.to_plotly_json())
+    return digest.hexdigest()
+
+
+def _drawn_fingerprint(fig) -> str:
+    """A digest of where a figure's traces draw their points, their names, its title and axis
+    ranges (the numbers only: cheaper than `_fingerprint` on a 70,000-point chart, whose hover
+    data is text)."""
+    layout = fig.layout
+    digest = hashlib.sha1(
+        repr((layout.title.text, layout.xaxis.range, layout.yaxis.range)).encode()
+    )
+    for trace in fig.data:
+        digest.update(repr((trace.type, trace.name)).encode())
+        for axis in ("x", "y"):
+            coords = getattr(trace, axis, None)
+            if coords is not None:
+                digest.update(content_digest(np.asarray(coords, dtype=np.float64)).encode())
     return digest.hexdigest()
 
 
@@ -238,7 +308,7 @@ def frames_csv(frames: Sequence[np.ndarray], scrubbed: tuple[str, Sequence], poi
     name, values = scrubbed
     header, rows = None, []
     for value, Z in zip(values, frames, strict=True):
-        lines = export.coordinates_csv(Z, p.y, p.labelled, p.held_out, index=p.index).splitlines()
+        lines = p.csv(Z).splitlines()
         header = header or f"{name},{lines[0]}"
         rows += [f"{value!r},{line}" for line in lines[1:]]
     return "\n".join([header or name, *rows]) + "\n"
@@ -304,11 +374,15 @@ def matrix_figure(matrix, names: Sequence[str] | None = None, title: str = ""):
 # -- the Embed page's live view ------------------------------------------------------------------
 
 
-def embed_downloads(request, result, code: str, k: int | None = None, held_out=None) -> None:
+def embed_downloads(
+    request, result, code: str, k: int | None = None, held_out=None, figure=None
+) -> None:
     """The live view's downloads: the chart's coordinates (and every dimension of a wider
     embedding; `held_out`: the mask of the points held out of the fit, drawn apart), the learned
     matrix where the method has one (also drawn as a heat map in a "Learned matrix" expander),
-    the k nearest neighbours, the figure as SVG and the notebook that recomputes the view."""
+    the k nearest neighbours, the figure as SVG (`figure`: the chart as the page drew it, with
+    its held-out points and new points; without it, the embedding's scatter) and the notebook
+    that recomputes the view."""
     from metriclab import plots
     from metriclab.evaluation.quality import DEFAULT_K
     from metriclab.ui.shared import memo, quality_panel
@@ -317,19 +391,22 @@ def embed_downloads(request, result, code: str, k: int | None = None, held_out=N
 
     ds, _ = memo.view_data(request.data)
     spec = request.spec
-    stem = file_name(request.data.name.split(":")[-1], request.method)
+    stem = file_name(data_stem(request.data), request.method)
     title = f"{spec.label} on {ds.name}"
     with download_area():
         left, middle, right = st.columns(3)
         if result.Z is not None:
             drawn = quality_panel.drawn_coordinates(request, result)
             coordinates_button(
-                left, Points(drawn, ds.y, result.mask, held_out), stem=stem, key="dl_coordinates"
+                left,
+                Points(drawn, ds.y, result.mask, held_out, classes=ds.target_names),
+                stem=stem,
+                key="dl_coordinates",
             )
             if result.Z.shape[1] > drawn.shape[1]:
                 coordinates_button(
                     left,
-                    Points(result.Z, ds.y, result.mask, held_out),
+                    Points(result.Z, ds.y, result.mask, held_out, classes=ds.target_names),
                     stem=f"{stem}-all-{result.Z.shape[1]}-dimensions",
                     key="dl_coordinates_all",
                     label=f"All {result.Z.shape[1]} coordinates (CSV)",
@@ -353,19 +430,29 @@ def embed_downloads(request, result, code: str, k: int | None = None, held_out=N
                     )
             elif quality_panel.has_matrix(request) and memo.is_full_size(request.data):
                 middle.caption("The learned matrix is offered on a subsample view (Points used).")
-            svg_button(
-                right,
-                lambda: plots.embedding_scatter(
-                    drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
-                ),
-                stem=stem,
-                key="dl_svg",
-                fingerprint=f"{content_digest(drawn, ds.y, result.mask)} {title}",
-            )
+            if figure is not None:  # the chart itself: its traces' points and its title
+                svg_button(
+                    right,
+                    lambda: figure,
+                    stem=stem,
+                    key="dl_svg",
+                    fingerprint=_drawn_fingerprint(figure),
+                )
+            else:
+                svg_button(
+                    right,
+                    lambda: plots.embedding_scatter(
+                        drawn, ds.y, result.mask, ds.target_names, title=f"{title}: embedding"
+                    ),
+                    stem=stem,
+                    key="dl_svg",
+                    fingerprint=f"{content_digest(drawn, ds.y, result.mask)} {title}",
+                )
         notebook_button(right, code, title=title, stem=stem, key="dl_notebook")
         st.caption(
             "Coordinates: index (the point's number on this page, as the chart's hover gives "
-            "it), label, labelled (1/0), held out (1/0), then the chart's coordinates. The "
+            "it), label, labelled (1/0), held out (1/0), the chart's coordinates, then the "
+            "class's name. The "
             "notebook recomputes this view and prints the page's number."
         )
     matrices = None if result.Z is None else quality_panel.fitted_matrices(request)
