@@ -141,6 +141,19 @@ def cmd_reproduce(args) -> int:
     return 1 if failed else 0
 
 
+def _adjusted(p_values) -> list[float]:
+    """The table's p adjusted together (Benjamini-Hochberg), NaN where there is no test."""
+    import numpy as np
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(p_values, dtype=float)
+    q = np.full(p.shape, np.nan)
+    tested = np.isfinite(p)
+    if tested.any():
+        q[tested] = false_discovery_control(p[tested], method="bh")
+    return q.tolist()
+
+
 def cmd_compare(args) -> int:
     import pandas as pd
 
@@ -198,6 +211,7 @@ def cmd_compare(args) -> int:
                 )
             ],
             "p": [f"{p:.3g}" for p in summary["p_value"]],
+            "q": [f"{q:.3g}" for q in _adjusted(summary["p_value"])],
             "fit s": [f"{t:.3f}" for t in summary["fit_time_s"]],
             "splits": summary["n_splits"],
             "collapsed": summary["collapsed"],
@@ -205,6 +219,10 @@ def cmd_compare(args) -> int:
         }
     )
     print(table.to_string(index=False))
+    print(
+        "p: two-sided Wilcoxon signed-rank test vs the Euclidean input space, one per row; q: the "
+        "table's p adjusted together (Benjamini-Hochberg)"
+    )
     if summary["collapsed"].any():
         print(
             "collapsed: splits on which the embedding's scored points sit on fewer than a tenth "

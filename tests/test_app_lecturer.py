@@ -604,3 +604,28 @@ def test_compares_p_is_written_at_a_readers_precision():
         "0.0195",
         "<0.001",
     ]
+
+
+def test_compares_q_adjusts_every_p_of_the_table_together():
+    """Compare's p are per test, uncorrected; with many tests in one table a statistician wants
+    them adjusted together: q is Benjamini-Hochberg over every p of the table (both baselines),
+    never below its p, empty where there is no test."""
+    from scipy.stats import false_discovery_control
+
+    from metriclab.ui.compare import ComparisonRequest, run_comparison, summary_table
+
+    results = run_comparison(ComparisonRequest(("iris", "wine"), ("nca", "pca"), 6, 0.1))
+    table = summary_table(results)
+    p = table[["p vs Euclidean (all features)", "p vs PCA (same dimension)"]].to_numpy(float)
+    q = table[["q vs Euclidean (all features)", "q vs PCA (same dimension)"]].to_numpy(float)
+    tested = np.isfinite(p)
+    assert (
+        tested.sum() == 6 and (np.isfinite(q) == tested).all()
+    )  # 2 sets × (PCA, NCA vs E; NCA vs PCA)
+    np.testing.assert_allclose(q[tested], false_discovery_control(p[tested]))
+    assert (q[tested] >= p[tested] - 1e-15).all()
+    columns = list(table.columns)
+    assert (
+        columns.index("q vs Euclidean (all features)")
+        == columns.index("p vs Euclidean (all features)") + 1
+    )

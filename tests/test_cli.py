@@ -430,3 +430,22 @@ def test_every_subcommand_and_option_says_what_it_does(capsys):
     assert missing == []
     texts = [sub.format_help() for sub in parsers.values()] + [class_help]
     assert not [t for t in texts if re.search(r"\bissue \d", t)]
+
+
+def test_compare_prints_q_the_tables_p_adjusted_together(capsys):
+    from scipy.stats import false_discovery_control
+
+    from metriclab.__main__ import main
+
+    argv = ["compare", "--dataset", "iris", "--dataset", "wine", "--method", "nca", "--method",
+            "pca", "--splits", "6", "--quiet", "--no-cache"]  # fmt: skip
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    rows = [line.split() for line in lines[1:] if line.split()[:1] in (["iris"], ["wine"])]
+    tested = [r for r in rows if "Euclidean" not in r]  # the baseline's own row has no test
+    p = [float(r[-6]) for r in tested]  # ... p q fit splits collapsed status
+    q = [float(r[-5]) for r in tested]
+    assert header[-7:-5] == ["p", "q"] and len(p) == 4  # ("fit s" is two words)
+    assert q == [float(f"{v:.3g}") for v in false_discovery_control(p)]
+    assert any(line.startswith("p: two-sided Wilcoxon") for line in lines)

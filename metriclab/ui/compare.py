@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -238,16 +239,34 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
         out[f"diff vs {name}"] = diffs
         out[f"W/T/L vs {name}"] = wtls
         out[f"p vs {name}"] = ps
+    adjust_for_the_table(out)
     if "fit_time_s" in summary:
         out["fit_time_s"] = summary["fit_time_s"]
     out["collapsed"] = summary["collapsed"]
     # in view at a projector's width (1280 px): each difference beside the accuracy it is taken
-    # from with its wins and its test, the Euclidean one first (issue 36)
+    # from with its wins and its tests, the Euclidean one first (issue 36)
     first = ["dataset", "label", "accuracy_mean", "accuracy_std"]
     for name in comparisons:
-        first += [f"diff vs {name}", f"W/T/L vs {name}", f"p vs {name}"]
+        first += [f"diff vs {name}", f"W/T/L vs {name}", f"p vs {name}", f"q vs {name}"]
     first.append("same-dimension baseline")
     return out[first + [c for c in out.columns if c not in first]]
+
+
+def adjust_for_the_table(out: pd.DataFrame) -> None:
+    """The `q vs <baseline>` columns: every p of the table (both baselines) adjusted together by
+    Benjamini and Hochberg's procedure (scipy's `false_discovery_control`), so that among the
+    differences with q below 0.05 about 5 % are expected to be false discoveries whatever the
+    number of tests; a cell without a test stays empty."""
+    from scipy.stats import false_discovery_control
+
+    columns = [f"p vs {name}" for name in BASELINE_NAMES]
+    p = out[columns].to_numpy(dtype=float)
+    tested = np.isfinite(p)
+    q = np.full(p.shape, math.nan)
+    if tested.any():
+        q[tested] = false_discovery_control(p[tested], method="bh")
+    for k, name in enumerate(BASELINE_NAMES):
+        out[f"q vs {name}"] = q[:, k]
 
 
 def collapse_note(summary: pd.DataFrame) -> str | None:
@@ -284,6 +303,7 @@ SUMMARY_FORMATS = {
     "fit_time_s": "{:.2f}".format,
     **{f"diff vs {name}": "{:+.3f}".format for name in BASELINE_NAMES},
     **{f"p vs {name}": p_text for name in BASELINE_NAMES},
+    **{f"q vs {name}": p_text for name in BASELINE_NAMES},
 }
 
 
@@ -309,6 +329,9 @@ def summary_columns() -> dict:
         )
         config[f"W/T/L vs {name}"] = column("W/T/L", help=f"splits won/tied/lost vs {name}")
         config[f"p vs {name}"] = column("p", help=f"two-sided Wilcoxon signed-rank p vs {name}")
+        config[f"q vs {name}"] = column(
+            "q", help=f"p vs {name} adjusted for all the table's tests (Benjamini-Hochberg)"
+        )
     return config
 
 
@@ -340,7 +363,8 @@ def p_note(n_splits: int, n_tests: int = 1) -> str:
         note += (
             f" Each p is one test, uncorrected: of the table's {n_tests}, about "
             f"{0.05 * n_tests:.1f} would fall below 0.05 by chance if no method differed from "
-            "its baseline."
+            "its baseline. q adjusts them for the table's tests together (Benjamini-Hochberg): "
+            "among the differences with q below 0.05, about 5 % are expected to be false."
         )
     return note
 
