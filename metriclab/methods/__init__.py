@@ -164,14 +164,13 @@ def input_space() -> MethodSpec | None:
 def projection() -> MethodSpec | None:
     """The unsupervised same-dimension baseline: the method tagged "projection" (PCA).
 
+    A learned embedding is shown beside it at the same number of components.
+
     Returns
     -------
     MethodSpec or None
-        The first registered method with that tag, or None if there is none.
-
-    See Also
-    --------
-    input_space : The Euclidean baseline.
+        PCA's spec as registered (the first method tagged "projection"); None if no method
+        has that tag.
 
     Examples
     --------
