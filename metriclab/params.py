@@ -39,15 +39,70 @@ _SAME = object()  # no app starting value of its own: the app starts at the esti
 class Param:
     """One tunable parameter: its valid range, its slider, default and how to show it.
 
-    `low`/`high` bound the values the estimator accepts (None: unbounded; `low_open` excludes
-    `low` itself, as for a width that must be > 0). `slider` = (low, high) is the slider's range
-    where it is narrower than the valid one (an iteration count accepts any positive number; a
-    slider needs an end). A `default` of None means "automatic" (e.g. a width chosen from the
-    data) and is then always accepted.
+    A method's parameters are made by `Param.of` its estimator class, which reads the valid
+    values and the default from the class; a data set generator's are made by ``Param(...)``.
+    `check` is the estimator's own check; `validate` reads a value from a widget, a link or the
+    command line (``3.0`` and ``"3"`` are the whole number 3) and then checks it.
 
-    `default` is the value the app starts from; `estimator_default` the estimator's own (for a
-    `Param.of` a class, its constructor's default; they differ only where the spec names an
-    `app_default`)."""
+    Parameters
+    ----------
+    name : str
+        The constructor argument it sets.
+    label : str
+        The name shown beside the widget.
+    kind : {"int", "float", "choice", "bool"}
+        The type of its values.
+    default : object
+        The value the app starts from; None means "automatic" (a width chosen from the data)
+        and is then always accepted.
+    low, high : float or None, default=None
+        The bounds of the values the estimator accepts (None: unbounded).
+    log : bool, default=False
+        Whether the slider moves on a log scale.
+    choices : tuple, default=()
+        The values of a "choice" parameter.
+    help : str, default=""
+        The widget's help text.
+    slider : tuple of (float, float) or None, default=None
+        The slider's range where it is narrower than the valid one (an iteration count accepts
+        any positive number; a slider needs an end); it must lie in the valid range.
+    low_open, high_open : bool, default=False
+        Whether `low` (`high`) itself is excluded, as for a width that must be > 0.
+    none_ok : bool, default=False
+        Whether None ("automatic" or "all") is accepted even with a number default.
+    active_when : tuple of (str, tuple) or None, default=None
+        (other parameter, its values where this one counts); elsewhere the estimator ignores
+        it and the app does not offer it.
+    accepts : tuple of type, default=()
+        Other types the estimator takes and checks itself (an initial matrix).
+    estimator_default : object, optional
+        The estimator's own default, where the app starts elsewhere; by default `default`.
+
+    See Also
+    --------
+    MethodSpec : The method whose parameters they are.
+
+    Examples
+    --------
+    A method's parameter, read from its spec:
+
+    >>> from metriclab.methods import REGISTRY, Param
+    >>> lam = REGISTRY["tdl"].param("lam")
+    >>> lam.kind, lam.default, lam.low, lam.slider, lam.log
+    ('float', 16.0, 0.0, (0.001, 10000.0), True)
+    >>> lam.validate("32")
+    32.0
+    >>> lam.validate(-1)
+    Traceback (most recent call last):
+    ...
+    metriclab.validation.InvalidParameterError: lam must be >= 0.0, got -1.0
+
+    A parameter declared by hand, as a data set generator does:
+
+    >>> k = Param("k", "Neighbours", "int", 5, low=1, slider=(1, 50))
+    >>> k.validate(3.0), k.ui_range
+    (3, (1, 50))
+    """
 
     name: str
     label: str
@@ -79,9 +134,36 @@ class Param:
         active_when: tuple[str, tuple] | None = None,
         app_default: Any = _SAME,
     ) -> Param:
-        """The parameter `name` of the estimator class as the app shows it: the valid values and
-        the default read from the class (`_parameter_rules`, the constructor), the rest given here.
-        `app_default`: the value the app starts from where it is not the estimator's default."""
+        """The parameter `name` of an estimator class as the app shows it.
+
+        The valid values and the default are read from the class (``_parameter_rules``, the
+        constructor); the rest is given here.
+
+        Parameters
+        ----------
+        estimator : type
+            The estimator class; it must declare `name` in its ``_parameter_rules``
+            (ValueError otherwise).
+        name : str
+            The constructor argument.
+        label : str
+            The name shown beside the widget.
+        help : str, default=""
+            The widget's help text.
+        slider : tuple of (float, float) or None, default=None
+            The slider's range where it is narrower than the valid one.
+        log : bool, default=False
+            Whether the slider moves on a log scale.
+        active_when : tuple of (str, tuple) or None, default=None
+            (other parameter, its values where this one counts).
+        app_default : object, optional
+            The value the app starts from where it is not the estimator's default.
+
+        Returns
+        -------
+        Param
+            The parameter, with ``estimator_default`` the constructor's default.
+        """
         rules = declared_rules(estimator)
         if name not in rules:
             raise ValueError(
@@ -130,11 +212,25 @@ class Param:
 
     @property
     def allows_none(self) -> bool:
+        """Whether None is accepted (a None default, or `none_ok`)."""
         return self.default is None or self.none_ok
 
     def is_active(self, values: dict) -> bool:
-        """Whether this parameter counts given the others' `values` (see `active_when`); a
-        parameter whose condition is not met is ignored by the estimator, and not offered."""
+        """Whether this parameter counts given the others' values (see `active_when`).
+
+        A parameter whose condition is not met is ignored by the estimator, and not offered.
+
+        Parameters
+        ----------
+        values : dict
+            The method's parameter values by name.
+
+        Returns
+        -------
+        bool
+            True without an `active_when`, else whether the other parameter has one of its
+            values.
+        """
         if self.active_when is None:
             return True
         other, allowed = self.active_when
@@ -149,10 +245,12 @@ class Param:
 
     @property
     def ui_low(self) -> float | None:
+        """The slider's low end (`ui_range`'s first value)."""
         return self.ui_range[0]
 
     @property
     def ui_high(self) -> float | None:
+        """The slider's high end (`ui_range`'s second value)."""
         return self.ui_range[1]
 
     @property
@@ -170,15 +268,35 @@ class Param:
         )
 
     def check(self, value: Any) -> Any:
-        """`value` if the estimator accepts it (scikit-learn's strict types), else an
-        InvalidParameterError naming the parameter, the value and the allowed range."""
+        """Check a value as the estimator does at fit (scikit-learn's strict types).
+
+        Parameters
+        ----------
+        value : object
+            The value.
+
+        Returns
+        -------
+        object
+            `value`, if the estimator accepts it; else an InvalidParameterError (a ValueError)
+            naming the parameter, the value and the allowed range.
+        """
         return self.rule.check(self.name, value)
 
     def validate(self, value: Any) -> Any:
-        """Return `value` coerced to this parameter's type, or raise ValueError naming the parameter.
+        """Read a value from a widget, a URL or the command line, and check it.
 
-        Values come from widgets, URLs and the command line, so 3.0 and "3" are read as the whole
-        number 3 (`whole_number`); the range is then checked by `check`, the estimators' own rule."""
+        Parameters
+        ----------
+        value : object
+            The value; 3.0 and "3" are read as the whole number 3 for an "int" parameter.
+
+        Returns
+        -------
+        object
+            `value` coerced to this parameter's type and checked by `check`, the estimators'
+            own rule; else a ValueError naming the parameter.
+        """
         if self.kind == "choice":
             return check_choice(self.name, value, self.choices)
         if self.kind == "bool":

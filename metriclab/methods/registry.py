@@ -22,6 +22,9 @@ from typing import Any
 
 from metriclab.params import Param
 
+#: The capability tags a `MethodSpec` may carry: tag -> what it means. The app, the evaluation
+#: engine and the code snippets ask a method's tags (`MethodSpec.has`, `specs_with`), never
+#: its key.
 CAPABILITIES = {
     "transductive": "embeds the points it is fitted on (y == -1 marks the unlabeled ones, "
     "`embedding_`); without this tag a method is inductive (fit on labeled points, `transform`)",
@@ -46,7 +49,30 @@ CAPABILITIES = {
 
 @dataclass(frozen=True)
 class Explanation:
-    """The 'what am I looking at' of a method family: a paragraph and the paper's formulas."""
+    """The 'what am I looking at' of a method family: a paragraph and the paper's formulas.
+
+    Shown by the app beside the chart of every method of the family (`MethodSpec.explanation`).
+
+    Parameters
+    ----------
+    text : str
+        The paragraph, in Markdown.
+    latex : tuple of str, default=()
+        The paper's formulas, in LaTeX, one per entry.
+
+    See Also
+    --------
+    MethodSpec : The method that carries it.
+
+    Examples
+    --------
+    >>> from metriclab.methods import REGISTRY, Explanation
+    >>> explanation = REGISTRY["euclidean"].explanation
+    >>> explanation.text.startswith("**Baselines.**"), len(explanation.latex)
+    (True, 1)
+    >>> Explanation("Distances in the input space.").latex
+    ()
+    """
 
     text: str
     latex: tuple[str, ...] = ()
@@ -56,18 +82,67 @@ class Explanation:
 class MethodSpec:
     """What the app, the CLI, the docs and the tests need to know about one method.
 
-    factory(**params) builds an unfitted estimator. Conventions of the estimator:
-    - transductive methods (tag "transductive"): fit(X_all, y) with y == -1 on unlabeled points;
-      `embedding_` holds the embedding of all points (`transform` maps new points with the tag
-      "out_of_sample").
-    - inductive methods: fit(X_labeled, y_labeled); transform(X) maps any points.
-    - classifiers (tag "classifier", e.g. tangent-distance k-NN): fit(X_labeled, y_labeled),
-      predict(X); they have no embedding.
-    - image methods (tag "needs_images") need a data set with `image_shape` and receive it as the
-      `image_shape` keyword of the factory.
-    `estimator` is the class the factory builds (its `fit` checks its parameters against its own
-    `_parameter_rules`); `fixed` holds constructor arguments the app always passes and does not
-    offer (a seed); `baseline` is the key of the method shown beside this one.
+    ``factory(**params)`` builds an unfitted estimator; `make` checks the parameters against
+    `params` first. Conventions of the estimator:
+
+    - transductive methods (tag "transductive"): ``fit(X_all, y)`` with ``y == -1`` on unlabeled
+      points; ``embedding_`` holds the embedding of all points (``transform`` maps new points
+      with the tag "out_of_sample").
+    - inductive methods: ``fit(X_labeled, y_labeled)``; ``transform(X)`` maps any points.
+    - classifiers (tag "classifier", e.g. tangent-distance k-NN): ``fit(X_labeled, y_labeled)``,
+      ``predict(X)``; they have no embedding.
+    - image methods (tag "needs_images") need a data set with ``image_shape`` and receive it as
+      the ``image_shape`` keyword of the factory.
+
+    Parameters
+    ----------
+    key : str
+        The method's key in `REGISTRY` (``"tdl"``), used in links and on the command line.
+    label : str
+        The name shown to a person (``"TDL (transductive distance learning)"``).
+    paper : str
+        The paper the method implements (the stem of its file in the papers folder), or
+        ``"baseline"``.
+    params : sequence of Param
+        The parameters the app, the link and the command line offer; kept as a tuple.
+    factory : callable
+        Builds an unfitted estimator from the parameters' values (and `fixed`).
+    family : str, default="baseline"
+        The group the method belongs to (``"spectral"``, ``"mahalanobis"``, ...).
+    tags : set of str, default=frozenset()
+        The method's capabilities, keys of `CAPABILITIES` (an unknown tag raises ValueError);
+        kept as a frozenset.
+    baseline : str or None, default="euclidean"
+        The key of the method shown beside this one, or None for none.
+    description : str, default=""
+        One or two sentences about the method, for the app's method picker.
+    explanation : Explanation or None, default=None
+        The family's paragraph and formulas.
+    loss_name : str, default="loss"
+        The name of the loss curve when the method records its iterations.
+    learning_note : str, default=""
+        A sentence about how the method's loss moves, for the view that watches it learn.
+    estimator : type or None, default=None
+        The class the factory builds (its ``fit`` checks its parameters against its own
+        ``_parameter_rules``).
+    fixed : mapping, default={}
+        Constructor arguments the app always passes and does not offer (a seed); kept as a dict.
+
+    See Also
+    --------
+    register : Add a spec to the registry.
+    Param : One of its parameters.
+
+    Examples
+    --------
+    >>> from metriclab.methods import REGISTRY
+    >>> spec = REGISTRY["tdl"]
+    >>> spec.short_label, spec.family, sorted(spec.tags)
+    ('TDL', 'spectral', ['graph', 'out_of_sample', 'transductive'])
+    >>> [p.name for p in spec.params][:3]
+    ['lam', 'k', 'n_components']
+    >>> spec.make(lam=4, k=3)
+    TDL(k=3, lam=4.0, n_neighbors=10)
     """
 
     key: str
@@ -100,7 +175,18 @@ class MethodSpec:
     # -- capabilities --------------------------------------------------------------------------
 
     def has(self, *tags: str) -> bool:
-        """Whether the method has every one of `tags`."""
+        """Whether the method has every one of `tags`.
+
+        Parameters
+        ----------
+        *tags : str
+            Keys of `CAPABILITIES` (an unknown tag raises ValueError).
+
+        Returns
+        -------
+        bool
+            True if the method has all of them (and for no tag at all).
+        """
         for tag in tags:
             if tag not in CAPABILITIES:
                 raise ValueError(f"unknown tag {tag!r}; known: {sorted(CAPABILITIES)}")
@@ -113,10 +199,12 @@ class MethodSpec:
 
     @property
     def transductive(self) -> bool:
+        """Whether the method embeds the points it is fitted on (the tag "transductive")."""
         return "transductive" in self.tags
 
     @property
     def needs_labels(self) -> bool:
+        """Whether the method uses labels (it has no tag "unsupervised")."""
         return "unsupervised" not in self.tags
 
     @property
@@ -126,31 +214,64 @@ class MethodSpec:
 
     @property
     def gives_dissimilarity(self) -> bool:
+        """Whether the method learns a dissimilarity (the tag "dissimilarity")."""
         return "dissimilarity" in self.tags
 
     @property
     def input(self) -> str:
+        """'image' for a method tagged "needs_images", else 'vector'."""
         return "image" if "needs_images" in self.tags else "vector"
 
     @property
     def output(self) -> str:
+        """'classifier' for a method tagged "classifier", else 'embedding'."""
         return "classifier" if "classifier" in self.tags else "embedding"
 
     # -- parameters ----------------------------------------------------------------------------
 
     def param(self, name: str) -> Param:
+        """The parameter called `name`.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name (its constructor argument).
+
+        Returns
+        -------
+        Param
+            The parameter; a KeyError if the method has none by that name.
+        """
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(f"{self.key} has no parameter {name!r}")
 
     def defaults(self) -> dict[str, Any]:
-        """The values the app starts from (`Param.default`: the estimator's default unless the
-        spec names an `app_default`)."""
+        """The values the app starts from.
+
+        Returns
+        -------
+        dict
+            Each parameter's name -> its `Param.default` (the estimator's default unless the
+            spec names an ``app_default``).
+        """
         return {p.name: p.default for p in self.params}
 
     def resolve(self, **params: Any) -> dict[str, Any]:
-        """Defaults overridden by `params`, each validated; unknown names raise ValueError."""
+        """Defaults overridden by `params`, each validated.
+
+        Parameters
+        ----------
+        **params
+            Parameter values by name, read by `Param.validate` (so ``"3"`` is the number 3);
+            ``image_shape`` is passed through. An unknown name raises ValueError.
+
+        Returns
+        -------
+        dict
+            Every parameter's value, in the order of `params`.
+        """
         known = {p.name for p in self.params}
         unknown = sorted(set(params) - known - {"image_shape"})
         if unknown:
@@ -164,7 +285,19 @@ class MethodSpec:
         return values
 
     def make(self, **params: Any) -> Any:
-        """An unfitted estimator with validated parameters (and the spec's `fixed` arguments)."""
+        """An unfitted estimator with validated parameters (and the spec's `fixed` arguments).
+
+        Parameters
+        ----------
+        **params
+            Parameter values by name, as for `resolve`; the others take their defaults. Image
+            methods take ``image_shape``.
+
+        Returns
+        -------
+        estimator
+            ``factory(**fixed, **resolve(**params))``, not fitted.
+        """
         return self.factory(**self.fixed, **self.resolve(**params))
 
 
