@@ -390,11 +390,15 @@ def shared_legend(names: Sequence[str], kinds: Sequence[tuple[str, str]] = ()) -
     classes took 13 rows, three times over, pushing the scores off a projector's screen, and a
     view with only a few entries had its plot squashed by rows estimated for another width."""
     items = [
-        f'<span style="white-space:nowrap"><span style="color:{class_color(c)}">&#9679;</span>'
+        f'<span style="white-space:nowrap"><span style="color:{class_color(c)};font-size:1.3em;line-height:1">&#9679;</span>'
         f" {html.escape(str(name))}</span>"
         for c, name in enumerate(names)
     ]
-    items += [f'<span style="white-space:nowrap">{m} {html.escape(n)}</span>' for m, n in kinds]
+    items += [  # the marks at the size of the classes' dots (a text glyph draws them small)
+        f'<span style="white-space:nowrap"><b style="font-size:1.3em;line-height:1">{m}</b> '
+        f"{html.escape(n)}</span>"
+        for m, n in kinds
+    ]
     return (
         '<div data-testid="linked-legend" style="display:flex;flex-wrap:wrap;'
         'column-gap:1.2em;font-size:0.9em;line-height:1.6">' + "".join(items) + "</div>"

@@ -97,7 +97,10 @@ def collapse_warning(
         f"The embedding has collapsed: the {n:,} unlabeled points sit on only {k:,} distinct "
         "position(s), so their 1-NN score is mostly tie-breaking. "
     )
-    return head + (cause or "Widen the kernel / basis, add labels or choose another method.")
+    return head + (
+        cause
+        or "Widen the kernel / basis, keep more dimensions, add labels or choose another method."
+    )
 
 
 def graph_check(estimator) -> GraphCheck | None:
