@@ -197,3 +197,13 @@ def test_the_window_map_marks_the_cells_where_an_embedding_collapsed():
         "× marks the 1 of 2 cells" in caption
         and "(1 for TDL, 1 for Laplacian Eigenmaps:" in caption
     )
+
+
+def test_the_compare_chart_hatches_a_bar_whose_embedding_collapsed():
+    from metriclab.ui.compare import ComparisonRequest, comparison_figures, run_comparison
+
+    results = run_comparison(ComparisonRequest(("soybean",), ("le", "nca"), 2, 0.1))
+    bars, _ = comparison_figures(results)
+    shapes = {t.name: list(t.marker.pattern.shape) for t in bars.data if t.x[0] is not None}
+    assert shapes["Laplacian Eigenmaps"] == ["x"] and shapes["NCA"] == [""]
+    assert [t.name for t in bars.data][-1] == "hatched: collapsed on some splits"

@@ -11,9 +11,15 @@ from metriclab.plots.base import PALETTE, _layout
 def comparison_chart(summary, title: str | None = "Accuracy over splits") -> go.Figure:
     """Bar chart of mean accuracy with ±std error bars, one colour per method, grouped by data set.
 
-    `summary` is a DataFrame with columns dataset, method (label), mean, std."""
+    `summary` is a DataFrame with columns dataset, method (label), mean, std, and optionally
+    collapsed (the splits on which the embedding collapsed): such a bar is hatched, its accuracy
+    mostly the tie-breaking of equal distances."""
     fig = go.Figure()
+    hatched = False
     for i, (method, part) in enumerate(summary.groupby("method", sort=False)):
+        collapsed = part["collapsed"] if "collapsed" in part else [0] * len(part)
+        shapes = ["x" if c else "" for c in collapsed]
+        hatched = hatched or any(shapes)
         fig.add_trace(
             go.Bar(
                 x=part["dataset"],
@@ -21,6 +27,23 @@ def comparison_chart(summary, title: str | None = "Accuracy over splits") -> go.
                 error_y=dict(type="data", array=part["std"].fillna(0.0), visible=True),
                 name=str(method),
                 marker_color=PALETTE[i % len(PALETTE)],
+                marker_pattern=dict(
+                    shape=shapes, fgcolor="black", size=6, solidity=0.2, fillmode="overlay"
+                ),
+                customdata=list(collapsed),
+                hovertemplate="%{x}: %{y:.3f}<br>collapsed on %{customdata} split(s)"
+                "<extra>%{fullData.name}</extra>",
+            )
+        )
+    if hatched:  # what the hatching means, in the legend
+        fig.add_trace(
+            go.Bar(
+                x=[None],
+                y=[None],
+                name="hatched: collapsed on some splits",
+                marker=dict(color="white", line=dict(color="black", width=1)),
+                marker_pattern=dict(shape="x", fgcolor="black", size=6, solidity=0.2),
+                hoverinfo="skip",
             )
         )
     fig.update_layout(barmode="group")

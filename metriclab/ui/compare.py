@@ -13,6 +13,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.methods import REGISTRY, input_space, projection
+from metriclab.positions import collapsed
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import downloads, presentation
 from metriclab.ui.shared.charts import draw_chart
@@ -379,6 +380,12 @@ def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
         .reset_index()
         .rename(columns={label: "method"})
     )
+    if {"positions", "n_scored"} <= set(ok.columns):  # splits whose embedding collapsed: hatched
+        agg["collapsed"] = [
+            int(sum(collapsed(int(p), int(n)) for p, n in zip(g["positions"], g["n_scored"],
+                                                               strict=True) if p == p))
+            for _, g in ok.groupby(["dataset", label], sort=False)
+        ]  # fmt: skip
     boxes_input = ok.rename(columns={label: "label"}) if label != "label" else ok
     return plots.comparison_chart(agg), plots.comparison_boxes(boxes_input)
 
@@ -559,9 +566,9 @@ def render() -> None:
     if len(failed):
         st.warning(failure_summary(failed, len(results)))
     summary = guarded(summary_table, results, context="summary")
-    collapsed = None if summary is None else collapse_note(summary)
-    if collapsed:
-        st.warning(collapsed, icon=":material/warning:")
+    said = None if summary is None else collapse_note(summary)
+    if said:
+        st.warning(said, icon=":material/warning:")
     bars, boxes = comparison_figures(results)
     tab_bars, tab_boxes = st.tabs(["Mean ± std", "Per split"])
     draw_chart(tab_bars, presentation.fit_screen(bars), key="compare_bars")
