@@ -95,11 +95,15 @@ def fit_legend(
     height = float(height if height is not None else height_without_rows(fig))
     bottom = float(layout.margin.b if layout.margin.b is not None else 40) - added
     top = float(layout.margin.t if layout.margin.t is not None else 40)
-    names = [
-        str(t.name or "")
-        for t in fig.data
-        if t.type in ("scatter", "scattergl") and t.showlegend is not False
-    ]
+    names = (
+        [  # none where the layout hides the legend: it takes no room
+            str(t.name or "")
+            for t in fig.data
+            if t.type in ("scatter", "scattergl") and t.showlegend is not False
+        ]
+        if layout.showlegend is not False
+        else []
+    )
     slope, offset = LEGEND_ENTRY_PX
     axis = layout.xaxis
     axis_shown = axis.showticklabels is not False or bool(axis.title.text)

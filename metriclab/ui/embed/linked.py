@@ -320,11 +320,11 @@ def framed(coords: np.ndarray) -> tuple[np.ndarray, list]:
     return shown, ranges
 
 
-def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figure:
+def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     """The figure of one view (`position` 1 to 4): the aligned embedding coloured by class,
     labelled points outlined, every trace's customdata the data set indices; the points carrying
-    a coordinate on the frame's edge as their own trace; a compact layout for a column (the
-    legend in rows under the chart for a column about `width` px wide, a drag selects)."""
+    a coordinate on the frame's edge as their own trace; a compact layout for a column (no
+    legend: the page keys every view once, `shared_legend`; a drag selects)."""
     _, ranges = framed(panel.coords)
     keep = np.ones(panel.index.size, bool) if panel.held_out is None else ~panel.held_out
     fig = plots.embedding_scatter(
@@ -349,10 +349,10 @@ def panel_figure(panel: Panel, ds, position: int, width: float = 240) -> go.Figu
         yaxis_showticklabels=panel.coords.shape[1] == 1,  # shows the scale, a strip its classes
         dragmode="select",  # a drag selects (the linked view's gesture); zoom is on the toolbar
         uirevision=f"linked-{position}",
-        meta=None,  # the column's own legend and margins: not the rows `fit_legend` had added
+        meta=None,  # the column's own margins: not the rows `fit_legend` had added
+        showlegend=False,  # the page keys every view once, above them (`shared_legend`)
     )
-    # its legend in rows under the plot (the SVG download's; the page keys every view once)
-    return plots.fit_legend(fig, width=width, under=True)
+    return fig
 
 
 # The key's mark for each kind of trace besides the classes, by its marker symbol
@@ -390,8 +390,8 @@ def shared_legend(names: Sequence[str], kinds: Sequence[tuple[str, str]] = ()) -
     classes took 13 rows, three times over, pushing the scores off a projector's screen, and a
     view with only a few entries had its plot squashed by rows estimated for another width."""
     items = [
-        f'<span style="white-space:nowrap"><span style="color:{class_color(c)};font-size:1.3em;line-height:1">&#9679;</span>'
-        f" {html.escape(str(name))}</span>"
+        f'<span style="white-space:nowrap"><span style="color:{class_color(c)};'
+        f'font-size:1.3em;line-height:1">&#9679;</span> {html.escape(str(name))}</span>'
         for c, name in enumerate(names)
     ]
     items += [  # the marks at the size of the classes' dots (a text glyph draws them small)
@@ -405,13 +405,10 @@ def shared_legend(names: Sequence[str], kinds: Sequence[tuple[str, str]] = ()) -
     )
 
 
-def without_legend(fig: go.Figure) -> go.Figure:
-    """A copy of a view's figure as the page draws it: no legend (the key above the views says
-    what its marks are), the rows `fit_legend` had reserved under the plot taken back."""
-    drawn = go.Figure(fig)
-    for trace in drawn.data:
-        trace.showlegend = False
-    return plots.fit_legend(drawn, under=True)
+def with_legend(fig: go.Figure, width: float) -> go.Figure:
+    """A copy of a view's figure with its own legend, in rows under the plot for a column about
+    `width` px wide: the SVG download, which stands without the page's key (made on request)."""
+    return plots.fit_legend(go.Figure(fig).update_layout(showlegend=True), width=width, under=True)
 
 
 # px, the figure without its legend's rows: a plot about 250 (a strip 160) px tall under the title
@@ -672,7 +669,13 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
                 help=f"all {panel.result.Z.shape[1]} coordinates as {name} computed them (not "
                 "aligned)",
             )
-            downloads.svg_button(column, panel.figure, stem=own, key=f"dl_linked_svg_{position}")
+            downloads.svg_button(
+                column,
+                lambda fig=panel.figure: with_legend(fig, column_width(len(panels))),
+                fingerprint=downloads.figure_fingerprint(panel.figure),
+                stem=own,
+                key=f"dl_linked_svg_{position}",
+            )
         if selected.size:
             mask = panels[0].result.mask if panels else np.zeros(ds.n_samples, bool)
             st.download_button(
@@ -705,7 +708,7 @@ def _draw_panel(
     """Build, extend (held-out and new points, `panel_extras`), highlight the selection's points of
     and draw one view (its column about `width` px wide); how many of them are in it (None: nothing
     selected)."""
-    panel.figure = panel_figure(panel, ds, position, width)
+    panel.figure = panel_figure(panel, ds, position)
     guarded(new_point_traces, panel, test, panel.request.split.seed, context="new points")
     panel_extras(panel)
     names = [str(t) for t in ds.target_names]
@@ -714,7 +717,7 @@ def _draw_panel(
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
-        presentation.fit_screen(without_legend(panel.figure), width=width, under=True),
+        presentation.fit_screen(panel.figure, width=width, under=True),
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),

@@ -194,7 +194,7 @@ def notebook_button(
     )
 
 
-def _fingerprint(fig) -> str:
+def figure_fingerprint(fig) -> str:
     """A digest of what the figure draws: its traces' and layout's values, arrays by their bytes
     (plotly's JSON of a 70,000-point chart took longer than the rest of a rerun)."""
     digest = hashlib.sha1()
@@ -226,7 +226,7 @@ def _fingerprint(fig) -> str:
 
 def _drawn_fingerprint(fig) -> str:
     """A digest of where a figure's traces draw their points, their names, its title and axis
-    ranges (the numbers only: cheaper than `_fingerprint` on a 70,000-point chart, whose hover
+    ranges (the numbers only: cheaper than `figure_fingerprint` on a 70,000-point chart, whose hover
     data is text)."""
     layout = fig.layout
     digest = hashlib.sha1(
@@ -253,7 +253,7 @@ def svg_button(
     store = st.session_state.setdefault(_SVG_STATE, {})
     if callable(fig) and fingerprint is None:
         raise ValueError("a figure made on request needs the fingerprint of what it draws")
-    fingerprint = fingerprint or _fingerprint(fig)
+    fingerprint = fingerprint or figure_fingerprint(fig)
     made = store.get(key)
     if made is None or made[0] != fingerprint:
         if container.button(f"Make {what.lower()} as SVG", key=f"{key}_make"):
