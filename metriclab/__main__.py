@@ -141,23 +141,11 @@ def cmd_reproduce(args) -> int:
     return 1 if failed else 0
 
 
-def _adjusted(p_values) -> list[float]:
-    """The table's p adjusted together (Benjamini-Hochberg), NaN where there is no test."""
-    import numpy as np
-    from scipy.stats import false_discovery_control
-
-    p = np.asarray(p_values, dtype=float)
-    q = np.full(p.shape, np.nan)
-    tested = np.isfinite(p)
-    if tested.any():
-        q[tested] = false_discovery_control(p[tested], method="bh")
-    return q.tolist()
-
-
 def cmd_compare(args) -> int:
     import pandas as pd
 
     from metriclab.evaluation import CompareRequest, compare, summarize
+    from metriclab.evaluation.summary import adjusted_p_values
 
     if args.scheduler:
         from metriclab.resources import require
@@ -211,7 +199,7 @@ def cmd_compare(args) -> int:
                 )
             ],
             "p": [f"{p:.3g}" for p in summary["p_value"]],
-            "q": [f"{q:.3g}" for q in _adjusted(summary["p_value"])],
+            "q": [f"{q:.3g}" for q in adjusted_p_values(summary["p_value"])],
             "fit s": [f"{t:.3f}" for t in summary["fit_time_s"]],
             "splits": summary["n_splits"],
             "collapsed": summary["collapsed"],

@@ -89,9 +89,24 @@ def paired_test(differences: np.ndarray) -> float:
     return p if math.isfinite(p) else math.nan
 
 
-def _collapsed_splits(good: pd.DataFrame) -> int:
+def adjusted_p_values(p_values) -> np.ndarray:
+    """p-values adjusted together for the number of tests (Benjamini-Hochberg, scipy's
+    `false_discovery_control`): among the differences with a value below 0.05, about 5 % are
+    expected to be false; NaN where there is no test."""
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(p_values, dtype=float)
+    q = np.full(p.shape, np.nan)
+    tested = np.isfinite(p)
+    if tested.any():
+        q[tested] = false_discovery_control(p[tested], method="bh")
+    return q
+
+
+def collapsed_splits(good: pd.DataFrame) -> int:
     """Splits on which the embedding collapsed: its scored points on fewer distinct positions
-    than `metriclab.positions.COLLAPSED_SHARE` of them (0 where the results do not say)."""
+    than `metriclab.positions.COLLAPSED_SHARE` of them (0 where the results do not say); `good`
+    holds one method's successful splits (compare's `positions` and `n_scored`)."""
     if not {"positions", "n_scored"} <= set(good.columns):
         return 0
     known = good.dropna(subset=["positions"])
@@ -173,7 +188,7 @@ def summarize(results: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
         row["ties"] = int((np.abs(diff) <= 1e-12).sum())
         row["losses"] = int((diff < -1e-12).sum())
         row["p_value"] = paired_test(diff)
-        row["collapsed"] = _collapsed_splits(good)
+        row["collapsed"] = collapsed_splits(good)
         failed = frame.loc[frame["status"] != "ok", "status"]
         row["status"] = "ok" if failed.empty else str(failed.iloc[0])
         rows.append(row)

@@ -6,14 +6,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from metriclab import plots
+from metriclab.evaluation.summary import adjusted_p_values, collapsed_splits
 from metriclab.methods import REGISTRY, input_space, projection
-from metriclab.positions import collapsed
 from metriclab.ui.embed.presets import page_default
 from metriclab.ui.shared import downloads, presentation
 from metriclab.ui.shared.charts import draw_chart
@@ -254,18 +253,11 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def adjust_for_the_table(out: pd.DataFrame) -> None:
-    """The `q vs <baseline>` columns: every p of the table (both baselines) adjusted together by
-    Benjamini and Hochberg's procedure (scipy's `false_discovery_control`), so that among the
-    differences with q below 0.05 about 5 % are expected to be false discoveries whatever the
-    number of tests; a cell without a test stays empty."""
-    from scipy.stats import false_discovery_control
-
-    columns = [f"p vs {name}" for name in BASELINE_NAMES]
-    p = out[columns].to_numpy(dtype=float)
-    tested = np.isfinite(p)
-    q = np.full(p.shape, math.nan)
-    if tested.any():
-        q[tested] = false_discovery_control(p[tested], method="bh")
+    """The `q vs <baseline>` columns: every p of the table (both baselines) adjusted together
+    (`adjusted_p_values`: Benjamini-Hochberg), so that among the differences with q below 0.05
+    about 5 % are expected to be false discoveries whatever the number of tests; a cell without a
+    test stays empty."""
+    q = adjusted_p_values(out[[f"p vs {name}" for name in BASELINE_NAMES]].to_numpy(dtype=float))
     for k, name in enumerate(BASELINE_NAMES):
         out[f"q vs {name}"] = q[:, k]
 
@@ -380,12 +372,8 @@ def comparison_figures(results: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
         .reset_index()
         .rename(columns={label: "method"})
     )
-    if {"positions", "n_scored"} <= set(ok.columns):  # splits whose embedding collapsed: hatched
-        agg["collapsed"] = [
-            int(sum(collapsed(int(p), int(n)) for p, n in zip(g["positions"], g["n_scored"],
-                                                               strict=True) if p == p))
-            for _, g in ok.groupby(["dataset", label], sort=False)
-        ]  # fmt: skip
+    # the splits whose embedding collapsed: their bar hatched
+    agg["collapsed"] = [collapsed_splits(g) for _, g in ok.groupby(["dataset", label], sort=False)]
     boxes_input = ok.rename(columns={label: "label"}) if label != "label" else ok
     return plots.comparison_chart(agg), plots.comparison_boxes(boxes_input)
 

@@ -9,20 +9,14 @@ import streamlit as st
 from metriclab.ui.shared import compute, memo
 from metriclab.ui.shared.fit_request import FitRequest, param_prefix
 from metriclab.ui.shared.state import remember
-from metriclab.ui.shared.widgets import param_options
+from metriclab.ui.shared.widgets import param_values
 
 
 def _options(request: FitRequest, name: str) -> list:
-    """The values the widget of parameter `name` offers: its grid, or every integer of its range."""
-    found = [p for p in request.spec.params if p.name == name]
-    if not found:
-        return []
-    grid = param_options(found[0])
-    if grid is not None:
-        return grid
-    low, high = found[0].ui_range
-    whole = found[0].kind == "int" and low is not None and high is not None
-    return list(range(int(low), int(high) + 1)) if whole else []
+    """The values the widget of parameter `name` offers (`widgets.param_values`), none where the
+    method has no such parameter."""
+    has = any(p.name == name for p in request.spec.params)
+    return param_values(request.spec.param(name)) if has else []
 
 
 def remedy(request: FitRequest, result: compute.ViewResult) -> compute.Remedy | None:
