@@ -85,17 +85,9 @@ def _grid(page: EmbedPage, pname: str, size: int, *wanted) -> tuple:
     return tuple(dict.fromkeys(values[i] for i in sorted(idx)))
 
 
-def _collapsed_cells(computed) -> np.ndarray | None:
-    """The cells where the method's or its baseline's embedding collapsed."""
-    if computed.collapsed is None:
-        return None
-    base = computed.baseline_collapsed
-    return computed.collapsed | (base if base is not None else False)
-
-
 def collapse_caption(computed, label: str) -> str:
     """Which cells of the map compare tie-breaking (an embedding there collapsed), or ''."""
-    cells = _collapsed_cells(computed)
+    cells = computed.collapsed_cells
     if cells is None or not cells.any():
         return ""
     own, base = int(computed.collapsed.sum()), int(computed.baseline_collapsed.sum())
@@ -130,7 +122,7 @@ def _show(page: EmbedPage, computed, rows: tuple, cols: tuple, names: tuple[str,
         col_log=bool(col_p.log and min(cols) > 0),
         baseline_name=base_label,
         marks=marks,
-        collapsed=_collapsed_cells(computed),
+        collapsed=computed.collapsed_cells,
     )
     draw_chart(st, fig, key="window_chart")
     wins = np.nanmean(grid > base_grid + 1e-12)

@@ -392,6 +392,13 @@ class WindowMap:
     collapsed: np.ndarray | None = None
     baseline_collapsed: np.ndarray | None = None
 
+    @property
+    def collapsed_cells(self) -> np.ndarray | None:
+        """The cells where the method's or its baseline's embedding collapsed."""
+        if self.collapsed is None or self.baseline_collapsed is None:
+            return None
+        return self.collapsed | self.baseline_collapsed
+
 
 def shared_params(base_spec, values: dict[str, Any]) -> dict[str, Any]:
     """The settings a baseline shares with the method (LE beside TDL on the same graph)."""
@@ -410,12 +417,12 @@ def window_accuracy(
     grid: tuple,
     progress=None,
     failures=None,
-    collapsed: np.ndarray | None = None,
+    collapsed_at: np.ndarray | None = None,
 ) -> np.ndarray:
     """Accuracy on the unlabeled points of `view` (the data and its labelled mask) over `grid` =
     ((row name, values), (column name, values)), the other parameters as in `request`; a cell
     whose fit fails is a gap (NaN) and its reason is appended to `failures` (a list, when given);
-    `collapsed` (a boolean grid, when given) is set where the cell's embedding collapsed."""
+    `collapsed_at` (a boolean grid, when given) is set where the cell's embedding collapsed."""
     ds, mask = view
     (row_name, row_values), (col_name, col_values) = grid
     spec = request.spec
@@ -427,8 +434,8 @@ def window_accuracy(
             try:
                 result = fit_view((ds, mask), cell, extras=False)
                 out[i, j] = result.accuracy
-                if collapsed is not None:
-                    collapsed[i, j] = collapsed_view(result)
+                if collapsed_at is not None:
+                    collapsed_at[i, j] = collapsed_view(result)
             except (ValueError, np.linalg.LinAlgError, ArithmeticError) as exc:
                 if failures is not None:
                     failures.append(f"{spec.label} at {row_name}={rv}, {col_name}={cv}: {exc}")
@@ -450,8 +457,8 @@ def window_map(
         base_spec = REGISTRY.get(spec.baseline) if spec.baseline else None
     failures: list[str] = []
     shape = (len(grid[0][1]), len(grid[1][1]))
-    collapsed, base_collapsed = np.zeros(shape, bool), np.zeros(shape, bool)
-    accuracy = window_accuracy((ds, mask), request, grid, None, failures, collapsed)
+    own_collapsed, base_collapsed = np.zeros(shape, bool), np.zeros(shape, bool)
+    accuracy = window_accuracy((ds, mask), request, grid, None, failures, own_collapsed)
     base = np.full(accuracy.shape, np.nan)
     if base_spec is not None:
         (row_name, row_values), (col_name, col_values) = grid
@@ -476,7 +483,7 @@ def window_map(
         label = "the grid's median"
     else:
         label = base_spec.label
-    return WindowMap(accuracy, base, label, failures, collapsed, base_collapsed)
+    return WindowMap(accuracy, base, label, failures, own_collapsed, base_collapsed)
 
 
 # ------------------------------------------------------------------------------ dissimilarity
