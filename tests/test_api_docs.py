@@ -79,7 +79,6 @@ EVALUATION_HELPERS = {
     "RESULT_FIELDS",
     "SUMMARY_GROUP",
     "UNLABELED",
-    "NoOutOfSampleMap",
     "classifier_accuracy",
     "current_run_defaults",
     "estimator_params",

@@ -33,7 +33,31 @@ N_NEW_NEIGHBOURS = 5  # neighbours listed for each new point
 
 
 class NoOutOfSampleMap(ValueError):
-    """The method cannot place points it was not fitted on; the message says why."""
+    """The method cannot place points it was not fitted on; the message says why.
+
+    Raised by `fit_held_out` for a method whose registry tags give it no out-of-sample map
+    (`out_of_sample_reason`: a classifier, such as tangent distance k-NN, gives labels, not
+    coordinates) and by `map_new_points` for an estimator without ``transform``. It is a
+    ``ValueError``, so code that catches bad parameters catches it too.
+
+    Parameters
+    ----------
+    reason : str
+        Why the method cannot place new points: the error's message.
+
+    Examples
+    --------
+    >>> from metriclab.datasets import load
+    >>> from metriclab.evaluation import NoOutOfSampleMap, SplitRequest, fit_held_out, labeled_mask
+    >>> from metriclab.methods import REGISTRY
+    >>> ds = load("iris")
+    >>> request = SplitRequest.of(REGISTRY["tangent_knn"], ds, labeled_mask(ds.y, 0.2, seed=0))
+    >>> try:
+    ...     fit_held_out(request, test=0.3)
+    ... except NoOutOfSampleMap as error:
+    ...     print(error)
+    Tangent distance k-NN is a classifier: it predicts labels and gives no coordinates to map new points to
+    """
 
 
 def out_of_sample_reason(spec) -> str | None:
