@@ -42,7 +42,8 @@ def show_collapse(
     """The collapse warning of `result` (nothing when it did not collapse), with its cause and the
     measured remedy; `button_key` adds a button that sets the remedy's value (the view whose
     widgets hold `request`'s parameters)."""
-    if result.Z is None or compute.collapse_warning(result.Z, result.mask) is None:
+    counts = None if result.Z is None else compute.collapsed_counts(result.Z, result.mask)
+    if counts is None:
         return
     spec = request.spec
     cause = compute.graph_cause(result.graph, spec.short_label)
@@ -51,9 +52,7 @@ def show_collapse(
         cause += " No step up of the graph's neighbours or heat width the sliders offer undoes it."
     elif found is not None:
         cause += " " + found.sentence()
-    st.warning(
-        compute.collapse_warning(result.Z, result.mask, cause=cause), icon=":material/warning:"
-    )
+    st.warning(compute.collapse_sentence(counts, cause), icon=":material/warning:")
     if found is not None and button_key is not None:
         labels = {p.name: p.label for p in spec.params}
         st.button(

@@ -82,17 +82,22 @@ def spectrum_of(estimator, n_points: int) -> np.ndarray | None:
     return np.asarray(estimator.spectrum(count), dtype=np.float64)
 
 
-def collapse_warning(
-    Z: np.ndarray, mask: np.ndarray, share: float = COLLAPSED_SHARE, cause: str | None = None
-) -> str | None:
-    """A warning when the unlabeled points sit on fewer than `share` of their number of positions
-    (an out-of-sample map that sends everything to a few places), else None; `cause` (a sentence,
-    `graph_cause`) replaces the general remedy where the cause is known."""
+def collapsed_counts(
+    Z: np.ndarray, mask: np.ndarray, share: float = COLLAPSED_SHARE
+) -> tuple[int, int] | None:
+    """(distinct positions, unlabeled points) when the unlabeled points of `Z` sit on fewer than
+    `share` of their number of positions (an out-of-sample map that sends everything to a few
+    places), else None."""
     unseen = np.asarray(Z)[~np.asarray(mask, dtype=bool)]
     n = unseen.shape[0]
     k = distinct_positions(unseen) if n >= 10 else n
-    if not collapsed(k, n, share):
-        return None
+    return (k, n) if collapsed(k, n, share) else None
+
+
+def collapse_sentence(counts: tuple[int, int], cause: str | None = None) -> str:
+    """The warning for a collapse of `counts` (`collapsed_counts`); `cause` (a sentence,
+    `graph_cause`) replaces the general remedy where the cause is known."""
+    k, n = counts
     head = (
         f"The embedding has collapsed: the {n:,} unlabeled points sit on only {k:,} distinct "
         "position(s), so their 1-NN score is mostly tie-breaking. "
@@ -101,6 +106,14 @@ def collapse_warning(
         cause
         or "Widen the kernel / basis, keep more dimensions, add labels or choose another method."
     )
+
+
+def collapse_warning(
+    Z: np.ndarray, mask: np.ndarray, share: float = COLLAPSED_SHARE, cause: str | None = None
+) -> str | None:
+    """The warning of a collapsed embedding (`collapse_sentence`), None where it did not collapse."""
+    counts = collapsed_counts(Z, mask, share)
+    return None if counts is None else collapse_sentence(counts, cause)
 
 
 def graph_check(estimator) -> GraphCheck | None:
