@@ -389,6 +389,40 @@ def test_points_drawn_on_the_edge_are_their_own_trace_with_their_count():
     assert sum(len(t.x) for t in fig.data if t is not marked) == 38  # not drawn twice
 
 
+def test_points_outside_the_frame_are_drawn_on_the_edge_plotly_draws():
+    """LE on iris: one point carries axis 2 and the other 149 lie within a band 0.15 high. The frame
+    of that band was widened by plotly to fill the chart at equal scales, so the point "drawn at the
+    chart's edge" sat 0.02 above the bulk in a chart reaching 0.6. The frame is now widened to the
+    plot area's shape before the points are clipped to it, and plotly keeps it."""
+    rng = np.random.default_rng(3)
+    Z = np.column_stack([rng.uniform(-1, 1, 150), rng.uniform(-0.05, 0.05, 150)])
+    Z[41, 1] = 8.6  # a localised eigenvector
+    carried = plots.coordinate_carriers(Z)
+    bulk = [plots.bulk_range(Z, carried, axis) for axis in range(2)]
+    for aspect in (0.97, 1.03, 1.53, 1.98):
+        (x0, x1), (y0, y1) = frame = plots.edge_frame(Z, bulk, aspect)
+        assert (x1 - x0) / (y1 - y0) == pytest.approx(aspect)  # the plot area's shape
+        assert x0 <= bulk[0][0] and bulk[0][1] <= x1 and y0 <= bulk[1][0] and bulk[1][1] <= y1
+        shown = np.column_stack([np.clip(Z[:, a], *frame[a]) for a in range(2)])
+        edge = np.any(shown != Z, axis=1)
+        assert edge.tolist() == [i == 41 for i in range(150)] and shown[41, 1] == y1
+        fig = plots.embedding_scatter(
+            shown, np.arange(150) % 3, x_range=frame[0], y_range=frame[1], at_edge=edge,
+            true_coords=Z,
+        )  # fmt: skip
+        # plotly keeps both ranges (the plot area shrinks instead of the frame growing) and draws
+        # the triangle whole on the edge
+        assert fig.layout.xaxis.constrain == fig.layout.yaxis.constrain == "domain"
+        assert list(fig.layout.yaxis.range) == [y0, y1]
+        (marked,) = [t for t in fig.data if t.name.startswith("drawn at the chart's edge")]
+        assert marked.cliponaxis is False and list(marked.y) == [y1]
+    # nothing outside: the frame is the bulk's, and plotly may fill the chart as before
+    inside = plots.edge_frame(Z[np.arange(150) != 41], bulk, 1.03)
+    assert inside == [tuple(r) for r in bulk]
+    plain = plots.embedding_scatter(Z[:10], np.arange(10) % 2)
+    assert plain.layout.xaxis.constrain is None
+
+
 def test_a_dense_sets_labelled_points_lie_beneath_small_and_in_one_legend_group():
     rng = np.random.default_rng(2)
     n = 3000

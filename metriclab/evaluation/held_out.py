@@ -59,6 +59,9 @@ class NoOutOfSampleMap(ValueError):
     Tangent distance k-NN is a classifier: it predicts labels and gives no coordinates to map new points to
     """
 
+    def __init__(self, reason: str):
+        super().__init__(reason)
+
 
 def out_of_sample_reason(spec) -> str | None:
     """Why `spec`'s method cannot map held-out points, or None when it can.

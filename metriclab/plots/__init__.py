@@ -7,6 +7,7 @@ and the hover text gives the point's index and its class name.
 """
 
 from metriclab.plots.base import (
+    AREA_ASPECT,
     PALETTE,
     Carried,
     _fast_figure,
@@ -16,6 +17,7 @@ from metriclab.plots.base import (
     bulk_range,
     class_color,
     coordinate_carriers,
+    edge_frame,
     fit_legend,
     height_without_rows,
     merge_ranges,
@@ -53,6 +55,7 @@ from metriclab.plots.results import (
 from metriclab.plots.window import cell_edges, win_boundary, window_map
 
 __all__ = [
+    "AREA_ASPECT",
     "PALETTE",
     "Carried",
     "_class_names",
@@ -70,6 +73,7 @@ __all__ = [
     "comparison_boxes",
     "comparison_chart",
     "coordinate_carriers",
+    "edge_frame",
     "fit_legend",
     "height_without_rows",
     "crowded_classes",

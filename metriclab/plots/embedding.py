@@ -176,6 +176,7 @@ def edge_trace(
         x=shown[:, 0],
         y=shown[:, 1] if shown.shape[1] > 1 else np.zeros(len(index)),
         mode="markers",
+        cliponaxis=False,  # whole on the edge, not cut in half by the plot area
         name=f"{EDGE_TRACE} ({len(index)})",
         legendgroup="_edge",
         legendrank=2001,
@@ -268,6 +269,9 @@ def embedding_scatter(
     if edge.any():
         true = Z if true_coords is None else np.asarray(true_coords, dtype=np.float64)
         traces.append(edge_trace(Z[edge], true[edge], y[edge], index[edge], names))
+        if not one_d:  # the frame is kept (`edge_frame`): its edge is where they are drawn
+            xaxis.update(constrain="domain")
+            yaxis.update(constrain="domain")
     return fit_legend(_fast_figure(traces, layout))
 
 

@@ -293,10 +293,11 @@ class Panel:
     figure: go.Figure = field(default_factory=go.Figure)
     held_out: np.ndarray | None = None  # the points held out of the fit (drawn as their own trace)
     new: object = None  # the new points' `NewPoints` under this method, once drawn
+    aspect: float = plots.AREA_ASPECT["two columns"]  # its plot area's width / height
 
     def __post_init__(self):
         if self.shown is None:
-            self.shown = framed(self.coords)[0]
+            self.shown = framed(self.coords, self.aspect)[0]
 
     def place(self, Z: np.ndarray) -> np.ndarray:
         """Coordinates of the method's own embedding (new points mapped by it) as drawn here."""
@@ -308,12 +309,13 @@ class Panel:
         return np.any(self.shown != self.coords, axis=1)
 
 
-def framed(coords: np.ndarray) -> tuple[np.ndarray, list]:
+def framed(coords: np.ndarray, aspect: float = plots.AREA_ASPECT["two columns"]) -> tuple:
     """(where each point is drawn, the axis ranges): the bulk framed, and where a coordinate is
     carried by a few points (a localised eigenvector, `plots.coordinate_carriers`) those points
     clipped to the frame's edge (as the live view's "Zoom to the bulk" draws them)."""
     carried = plots.coordinate_carriers(coords)
     ranges = [plots.bulk_range(coords, carried, axis) for axis in range(coords.shape[1])]
+    ranges = plots.edge_frame(coords, ranges, aspect)  # the points outside, on the drawn edge
     shown = coords.copy()
     for axis, (low, high) in enumerate(ranges):
         shown[:, axis] = np.clip(coords[:, axis], low, high)
@@ -325,7 +327,7 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
     labelled points outlined, every trace's customdata the data set indices; the points carrying
     a coordinate on the frame's edge as their own trace; a compact layout for a column (no
     legend: the page keys every view once, `shared_legend`; a drag selects)."""
-    _, ranges = framed(panel.coords)
+    _, ranges = framed(panel.coords, panel.aspect)
     keep = np.ones(panel.index.size, bool) if panel.held_out is None else ~panel.held_out
     fig = plots.embedding_scatter(
         panel.shown[keep],
@@ -781,6 +783,7 @@ def linked_view(page: EmbedPage) -> None:
     _publish(page, requests, selection)
     reference, selected = None, selection.indices
     width = column_width(len(methods))
+    aspect = plots.AREA_ASPECT["three columns" if len(methods) == 3 else "two columns"]
     panels, positions = [], []
     for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
         with top:
@@ -792,7 +795,7 @@ def linked_view(page: EmbedPage) -> None:
             shown_result, held_out = placed or (result, None)
             aligned = alignment(shown_result.Z, reference)
             panel = Panel(request, shown_result, aligned, aligned.apply(shown_result.Z), kept,
-                          held_out=held_out)  # fmt: skip
+                          held_out=held_out, aspect=aspect)  # fmt: skip
             reference = panel.coords if reference is None else reference
             shown = _draw_panel(panel, selection, ds, position, test, width)
             _panel_notes(panel, ds, position, shown, test)

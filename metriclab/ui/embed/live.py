@@ -155,7 +155,6 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
             ranges.pop(key)
     carried = plots.coordinate_carriers(Z)
     zoomed = zoom and bool(carried)
-    shown = Z.copy()
     axis_ranges = []
     for axis in range(Z.shape[1]):
         # the frame grows while a slider moves, but a frame of the bulk and a frame of every point
@@ -165,8 +164,10 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
         core = plots.bulk_range(Z, carried if zoomed else [], axis)
         merged = plots.merge_ranges(ranges.get((view_id, axis, framed)), core)
         ranges[(view_id, axis, framed)] = merged
-        shown[:, axis] = np.clip(Z[:, axis], *merged)
         axis_ranges.append(merged)
+    area = plots.AREA_ASPECT["presentation" if presentation.active() else "view"]
+    axis_ranges = plots.edge_frame(Z, axis_ranges, area)  # the points outside, on the drawn edge
+    shown = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(axis_ranges)])
     moved = np.any(shown != Z, axis=1)
     x_range, y_range = axis_ranges[0], (axis_ranges[1] if Z.shape[1] > 1 else None)
     dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
