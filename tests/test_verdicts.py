@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import doctest
 import inspect
+import itertools
 import math
 import re
 from pathlib import Path
@@ -10,10 +12,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from scipy.stats import ttest_ind_from_stats
 
 from metriclab.reproduce import verdicts
-from metriclab.reproduce.verdicts import Tables, evaluate, mcnemar_p, outcome, paired_p, welch
+from metriclab.reproduce.verdicts import (
+    Tables,
+    evaluate,
+    holm_adjusted,
+    mcnemar_p,
+    outcome,
+    paired_p,
+    tost_p,
+    welch,
+)
 
 
 def _write(tmp_path, name, rows, splits=None):
@@ -235,6 +247,102 @@ def test_paired_tests_know_their_edge_cases():
     assert paired_p(BASE, BASE) == 1.0
     assert outcome([0.5], [0.4]) [0] == 1  # fmt: skip
     assert np.isnan(outcome([0.5], [0.4])[2])
+
+
+def test_holm_adjusts_a_known_answer_and_leaves_untested_parts_out():
+    assert holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    adjusted = holm_adjusted([0.02, math.nan, 0.3, 0.6])  # m = 3: the NaN is no test
+    assert adjusted[[0, 2, 3]] == pytest.approx([0.06, 0.6, 0.6]) and math.isnan(adjusted[1])
+    assert holm_adjusted([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
+    found = doctest.DocTestFinder().find(verdicts.holm_adjusted)
+    assert doctest.DocTestRunner().run(found[0]).failed == 0
+
+
+def test_holm_rejects_what_the_closed_test_with_bonferroni_rejects():
+    """Holm's rejections at α are those of the closed test whose local test of an intersection J
+    is Bonferroni's (min p < α / |J|), checked on every subset of five p-values."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p = rng.uniform(0, 0.08, 5) ** rng.uniform(0.5, 2)
+        closed = [
+            all(
+                min(p[list(J)]) < 0.05 / len(J)
+                for size in range(1, 6)
+                for J in itertools.combinations(range(5), size)
+                if i in J
+            )
+            for i in range(5)
+        ]
+        assert (holm_adjusted(p) < 0.05).tolist() == closed
+
+
+# Six splits, every difference positive and distinct: the exact Wilcoxon p is 2 / 2⁶ = 0.031,
+# below α alone, 0.094 after Holm over three parts.
+SIX = BASE[:6]
+AHEAD = SIX + np.array([0.3, 0.5, 0.7, 0.9, 1.1, 1.3])
+
+
+def _directions(tmp_path, rows):
+    names = [f"A{i}" for i in range(len(rows))]
+    tables = _write(
+        tmp_path, "t", [(n, "A", np.nan, a) for n, a in zip(names, rows, strict=True)]
+        + [(n, "B", np.nan, SIX) for n in names],
+    )  # fmt: skip
+    parts = [{"setting": n, "better": "A", "worse": "B"} for n in names]
+    return evaluate(_claim("direction", table="t", parts=parts), tables)
+
+
+def test_every_part_rejecting_unadjusted_is_yes_by_the_intersection_union_test(tmp_path):
+    assert paired_p(AHEAD, SIX) == pytest.approx(2 / 64)
+    v = _directions(tmp_path, [AHEAD, AHEAD + 0.01, AHEAD + 0.02])
+    assert [p.holm for p in v.parts] == pytest.approx([3 * 2 / 64] * 3)  # none below α
+    assert v.word == "yes" and [p.state for p in v.parts] == ["holds"] * 3
+    assert "p = 0.031, Holm 0.094" in v.ours and verdicts.IUT_NOTE in v.ours
+
+
+def test_parts_that_reject_only_unadjusted_do_not_make_a_claim_partly(tmp_path):
+    level = SIX + np.array([0.4, -0.3, 0.2, -0.5, 0.1, -0.2])  # no effect: p well above α
+    v = _directions(tmp_path, [AHEAD, AHEAD + 0.01, level])
+    assert [p.p < 0.05 for p in v.parts] == [True, True, False]
+    assert v.word == "no" and all(p.state == "does not" for p in v.parts)  # was "partly"
+    assert "p = 0.031, Holm 0.094" in v.ours and verdicts.IUT_NOTE not in v.ours
+    single = _directions(tmp_path, [AHEAD])  # one part: nothing to adjust
+    assert single.word == "yes" and "Holm" not in single.ours
+
+
+def _level_rows(gaps, n=100, std=2.0):
+    z = np.random.default_rng(5).normal(0, 1, n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    return [(f"s{i}", "M", 80.0, 80.0 + gap + std * z, std) for i, gap in enumerate(gaps)]
+
+
+def _gap_for(p, n=100, std=2.0):
+    """The gap between our mean and the paper's at which Welch's p is `p` (equal spreads)."""
+    se = std / math.sqrt(n) * math.sqrt(2)
+    return stats.t.isf(p / 2, 2 * (n - 1)) * se
+
+
+def test_a_level_family_fails_a_part_only_when_its_holm_adjusted_p_rejects(tmp_path):
+    def word(p_first):
+        tables = _write(tmp_path, "t", _level_rows([_gap_for(p_first), 0.05, -0.1, 0.0, 0.08]))
+        parts = [{"setting": f"s{i}", "method": "M"} for i in range(5)]
+        return evaluate(_claim("level", table="t", paper_n=100, parts=parts), tables)
+
+    v = word(0.03)
+    assert v.parts[0].p == pytest.approx(0.03, abs=1e-6) and v.parts[0].holm == pytest.approx(0.15)
+    assert v.word == "yes" and "p = 0.030, Holm 0.15" in v.ours  # unadjusted: "partly"
+    v = word(0.003)  # 0.015 after Holm: this one differs from the paper's
+    assert v.word == "partly" and v.parts[0].state == "does not"
+
+
+def test_same_decides_equivalence_by_the_tost_p_of_its_interval():
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        diff = rng.normal(rng.uniform(-0.2, 0.2), rng.uniform(0.05, 0.5), 12)
+        se = diff.std(ddof=1) / math.sqrt(12)
+        half = stats.t.ppf(0.95, 11) * se
+        inside = -0.25 < diff.mean() - half and diff.mean() + half < 0.25
+        assert (tost_p(diff.mean(), se, 11, 0.25) < 0.05) == inside
 
 
 def test_every_claim_has_a_verdict_from_the_committed_tables():

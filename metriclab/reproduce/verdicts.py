@@ -12,7 +12,7 @@ computed one (`prose_markers`, `check_prose`).
 
 The rule is written once: each part of it is the docstring of the function that computes it
 (`combine`, `direction_part`, `same_part`, `level_part`, `threshold_part`, `count_part`,
-`best_part`, `across_part`, `evaluate`), and RULE_TEXT, which the README shows above the table and
+`best_part`, `across_part`, `family`, `evaluate`), and RULE_TEXT, which the README shows above the table and
 which ends this docstring, is those docstrings joined.
 """
 
@@ -22,7 +22,7 @@ import inspect
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -204,6 +204,37 @@ def welch(mean1, se1, df1, mean2, se2, df2) -> tuple[float, float, float]:
     return float(t), float(df), float(p)
 
 
+def holm_adjusted(p) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values: the k-th smallest of m is multiplied by
+    m − k + 1, and each is raised to the largest before it (capped at 1), so rejecting where the
+    adjusted p < α keeps the chance of any false rejection among the m at most α, whatever their
+    dependence. NaN (no test) stays NaN and is not counted in m. (scipy.stats has no Holm:
+    false_discovery_control is Benjamini-Hochberg / Yekutieli.)
+
+    >>> holm_adjusted([0.01, 0.04, 0.03, 0.005]).round(3).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    >>> holm_adjusted([0.02, float("nan"), 0.3]).round(3).tolist()
+    [0.04, nan, 0.3]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(np.isfinite(p))
+    order = tested[np.argsort(p[tested], kind="stable")]
+    stepped = (tested.size - np.arange(tested.size)) * p[order]
+    out[order] = np.minimum(np.maximum.accumulate(stepped), 1.0)
+    return out
+
+
+def tost_p(mean: float, se: float, df: float, margin: float) -> float:
+    """The larger p of the two one-sided t-tests of "the difference is at least the margin"
+    (Schuirmann's TOST): below α exactly when the (1 − 2α) interval lies within ± the margin."""
+    if se <= 0:
+        return 0.0 if abs(mean) < margin else 1.0
+    below = stats.t.sf((mean + margin) / se, df)  # H0: difference ≤ −margin
+    above = stats.t.cdf((mean - margin) / se, df)  # H0: difference ≥ +margin
+    return float(max(below, above))
+
+
 def binomial_se(value: float, scale: float, n_test: int) -> float:
     """Standard error of a rate measured on n_test points, in the row's unit (scale 100 for %, n_test
     for a count of correct points, 1 for a proportion)."""
@@ -261,6 +292,11 @@ class Part:
     holds: bool
     text: str  # ours, with the test
     inconclusive: bool = False  # neither shown to hold nor shown not to (the "same" rule)
+    p: float = math.nan  # the p of the part's test; NaN where none is made (counting, one value)
+    by_rejecting: bool = True  # holds when its test rejects; False for a level (holds unless)
+    p_differs: float = math.nan  # a *Same* part's paired test, which makes it fail when it rejects
+    holm: float = math.nan  # `p` adjusted by Holm's method over the claim's parts (`family`)
+    holm_differs: float = math.nan  # `p_differs` adjusted likewise
 
     @property
     def state(self) -> str:
@@ -330,35 +366,47 @@ def direction_part(tables: Tables, table: Table, spec: dict, lower_is_better: bo
     a, b, per_image = _pair(tables, table, spec)
     result, d, p = outcome(a, b, lower_is_better, per_image)
     label = spec.get("label") or spec["setting"]
-    return Part(label, result == 1, _pair_text(spec, a, b, d, p, per_image))
+    return Part(label, result == 1, _pair_text(spec, a, b, d, p, per_image), p=p)
 
 
 def same_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool) -> Part:
     """*Same* (no effect): the claim names its margin, the smallest difference it would call an
     effect, written in claims.toml before the verdict was computed. The part holds when the 90 %
     confidence interval of the mean paired difference (Student t over the splits, or over the test
-    images of one test set) lies within ± the margin: two one-sided tests at α (TOST). It does not
+    images of one test set) lies within ± the margin: two one-sided tests at α (TOST; the cell
+    gives the larger of their p). It does not
     hold when the paired test of *Direction* rejects "no difference" and the interval reaches past
     the margin. Otherwise it is "inconclusive": the data cannot tell an effect of the margin's size
     from none."""
     a, b, per_image = _pair(tables, table, spec)
-    margin = float(spec["margin"])
     _, d, p = outcome(a, b, lower_is_better, per_image)
-    diff = a - b
-    n = diff.size
-    if n > 1:
-        half = stats.t.ppf(1 - ALPHA, n - 1) * float(np.std(diff, ddof=1)) / math.sqrt(n)
-    else:
-        half = math.inf
-    low, high = d - half, d + half
-    equivalent = -margin < low and high < margin
-    differs = math.isfinite(p) and p < ALPHA
-    text = (
-        f"{_pair_text(spec, a, b, d, p, per_image)}; 90 % interval of the difference "
-        f"[{_num(low)}, {_num(high)}] against the margin ± {_num(margin)}"
-    )
     label = spec.get("label") or spec["setting"]
-    return Part(label, equivalent, text, inconclusive=not equivalent and not differs)
+    return _same(a - b, p, float(spec["margin"]), label, _pair_text(spec, a, b, d, p, per_image))
+
+
+def _same(diff: np.ndarray, p_differs: float, margin: float, label: str, head: str) -> Part:
+    """A *Same* part from the paired differences: TOST's p and its 90 % interval, and the paired
+    test's p (`p_differs`), which makes the part fail where the interval reaches past the margin."""
+    n, d = diff.size, float(np.mean(diff))
+    if n > 1:
+        se = float(np.std(diff, ddof=1)) / math.sqrt(n)
+        half, p = stats.t.ppf(1 - ALPHA, n - 1) * se, tost_p(d, se, n - 1, margin)
+    else:
+        half, p = math.inf, math.nan
+    equivalent = math.isfinite(p) and p < ALPHA
+    differs = math.isfinite(p_differs) and p_differs < ALPHA
+    text = (
+        f"{head}; 90 % interval of the difference [{_num(d - half)}, {_num(d + half)}] against "
+        f"the margin ± {_num(margin)}" + (f" (TOST {_p(p)})" if math.isfinite(p) else "")
+    )
+    return Part(
+        label,
+        equivalent,
+        text,
+        inconclusive=not equivalent and not differs,
+        p=p,
+        p_differs=p_differs,
+    )
 
 
 def level_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool = False) -> Part:
@@ -367,8 +415,9 @@ def level_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool =
     splits, or, where the paper ran one test set of N points, the binomial standard error of its
     rate; ours likewise from our splits, or from the per-image errors of our one test set. Where the
     paper states a number of splits but no spread, its standard deviation is taken to be ours (said
-    in the cell). The level holds when the test does not reject "the same mean" at α; the cell
-    gives the gap in standard errors of the difference."""
+    in the cell). The level holds when the test does not reject "the same mean" at α (Holm-adjusted
+    over the claim's levels, see *Family*); the cell gives the gap in standard errors of the
+    difference."""
     row = table.row(spec["setting"], spec["method"])
     paper, ours = float(row.paper), float(row.ours_mean)
     scale, n_test = _unit(row, spec)
@@ -417,7 +466,7 @@ def level_part(tables: Tables, table: Table, spec: dict, lower_is_better: bool =
     text = (
         f"{shown} vs {_num(paper)} ({_signed(ours - paper)}; {whose}; Welch t = {t:.1f}, {_p(p)})"
     )
-    return Part(label, holds, text)
+    return Part(label, holds, text, p=p, by_rejecting=False)
 
 
 SHOWN_OP = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
@@ -448,7 +497,7 @@ def threshold_part(tables: Tables, table: Table, spec: dict, lower_is_better: bo
         sd = float(np.std(values, ddof=1))
         p = float(stats.chi2.cdf((n - 1) * sd**2 / bound**2, n - 1)) if bound > 0 else 1.0
         text = f"std {_num(sd)} over {n} runs (mean {_num(values.mean())}; {claimed}, χ² {_p(p)})"
-        return Part(label, p < ALPHA, text)
+        return Part(label, p < ALPHA, text, p=p)
     on_side = OPS[op](values, bound)
     if spec.get("runs") in ("every", "some"):
         holds = bool(on_side.all() if spec["runs"] == "every" else on_side.any())
@@ -464,7 +513,7 @@ def threshold_part(tables: Tables, table: Table, spec: dict, lower_is_better: bo
         t = (mean - bound) / (sd / math.sqrt(n))
         p = float(stats.t.cdf(t, n - 1) if op in ("<", "<=") else stats.t.sf(t, n - 1))
     text = f"{_num(mean)}, splits {_num(values.min())}–{_num(values.max())} ({claimed}, one-sided t {_p(p)})"
-    return Part(label, p < ALPHA, text)
+    return Part(label, p < ALPHA, text, p=p)
 
 
 def count_part(tables: Tables, claim: dict) -> Part:
@@ -556,22 +605,14 @@ def across_part(tables: Tables, claim: dict) -> list[Part]:
             continue
         result, d, p = outcome(diffs, np.zeros_like(diffs))
         text = f"mean difference {_signed(d)} over {diffs.size} data sets ({_p(p)})"
-        out.append(Part(label, result == 1, text))
+        out.append(Part(label, result == 1, text, p=p))
     return out
 
 
 def _same_from_diffs(diffs: np.ndarray, spec: dict) -> Part:
-    n, d = diffs.size, float(diffs.mean())
     p = paired_p(diffs, np.zeros_like(diffs))
-    half = stats.t.ppf(1 - ALPHA, n - 1) * float(np.std(diffs, ddof=1)) / math.sqrt(n)
-    margin = float(spec["margin"])
-    low, high = d - half, d + half
-    equivalent = -margin < low and high < margin
-    text = (
-        f"mean difference {_signed(d)} over {n} data sets ({_p(p)}); 90 % interval "
-        f"[{_num(low)}, {_num(high)}] against the margin ± {_num(margin)}"
-    )
-    return Part(spec["label"], equivalent, text, inconclusive=not equivalent and not p < ALPHA)
+    head = f"mean difference {_signed(float(diffs.mean()))} over {diffs.size} data sets ({_p(p)})"
+    return _same(diffs, p, float(spec["margin"]), spec["label"], head)
 
 
 # ---- claims ------------------------------------------------------------------------------------
@@ -618,7 +659,7 @@ def _parts(claim: dict, tables: Tables, reading: Reading | None) -> list[Part]:
             )
             table = tables[spec.get("table", claim.get("table"))]
             out.append(PART_RULES[rule](tables, table, spec, lower))
-        return out
+        return family(out)
     if rule not in CLAIM_RULES:
         raise ValueError(f"claim {claim['id']}: unknown rule {rule!r}")
     claim = {
@@ -630,14 +671,71 @@ def _parts(claim: dict, tables: Tables, reading: Reading | None) -> list[Part]:
         },
     }
     found = CLAIM_RULES[rule](tables, claim)
-    return found if isinstance(found, list) else [found]
+    return family(found if isinstance(found, list) else [found])
+
+
+def _holm_shown(text: str, key: str, p: float, adjusted: float) -> str:
+    """`text` with "Holm …" after its `key` (the p as shown), where the adjusted p shows otherwise."""
+    shown, holm = _p(p), _p(adjusted)
+    if not math.isfinite(adjusted) or holm == shown or key not in text:
+        return text
+    return text.replace(key, f"{key}, Holm {holm.removeprefix('p ').removeprefix('= ')}", 1)
+
+
+def family(parts: list[Part]) -> list[Part]:
+    """*Family*: the parts of one claim under one reading are one family, and each part's p is
+    adjusted over it by Holm's step-down method (the cell shows both, "p = 0.031, Holm 0.12", where
+    they differ): it keeps at α the chance that any part is wrongly said to hold (or a *Level* not
+    to), which deciding each part at α would let grow with the number of parts. A part that holds by rejecting (*Direction*,
+    *Threshold*'s t and χ² tests, *Same*'s TOST, *Across*) holds when its Holm-adjusted p < α; but
+    when every such part rejects at α unadjusted, they all hold: "all of them hold" is then an
+    intersection–union test, which every part must pass at α, of size α with no adjustment. A
+    *Level* holds unless its Holm-adjusted p < α: "these numbers differ from the paper's" is the
+    statement the family makes. A *Same* part does not hold only when its paired test's p, adjusted
+    over the family's *Same* parts, is below α and its interval reaches past the margin; otherwise
+    it is inconclusive. Parts with no test (counting runs, one value, *Count*, *Best*) are decided
+    as they stand and are not counted in the adjustment."""
+    adjusted = holm_adjusted([part.p for part in parts]).tolist()
+    adjusted_differs = holm_adjusted([part.p_differs for part in parts]).tolist()
+    rejecting = [part for part in parts if part.by_rejecting and math.isfinite(part.p)]
+    # Berger (1982): "all hold" rejects the union of the nulls when each test rejects at α. With
+    # Holm otherwise this is the closed test whose local test of an intersection is Bonferroni or
+    # "every p < α": of size α for independent parts, at most 2α under the worst dependence.
+    every_one_rejects = all(part.holds for part in rejecting)
+    out = []
+    for part, holm, holm_differs in zip(parts, adjusted, adjusted_differs, strict=True):
+        if not math.isfinite(part.p):
+            holds = part.holds
+        elif part.by_rejecting:
+            holds = part.holds and (every_one_rejects or holm < ALPHA)
+        else:
+            holds = not holm < ALPHA
+        if math.isfinite(part.p_differs):  # a Same part: its paired test's p is shown first
+            fails = not part.holds and holm_differs < ALPHA
+            text = _holm_shown(part.text, f"TOST {_p(part.p)}", part.p, holm)
+            text = _holm_shown(text, _p(part.p_differs), part.p_differs, holm_differs)
+        else:
+            fails = not part.inconclusive
+            text = _holm_shown(part.text, _p(part.p), part.p, holm)
+        out.append(
+            replace(
+                part,
+                holds=holds,
+                inconclusive=not holds and not fails,
+                text=text,
+                holm=holm,
+                holm_differs=holm_differs,
+            )
+        )
+    return out
 
 
 def combine(parts: list[Part]) -> str:
     """A claim has one or more named parts, all the comparisons its sentence makes (none left out
-    for how it came out): "yes" when every part holds; "no" when none holds and at least one does
-    not; "partly" when some hold and some do not; "inconclusive" when none fails but not all are
-    shown to hold. Each part is named in the cell with its test."""
+    for how it came out), each decided by its test and then over the claim's parts by *Family*
+    below: "yes" when every part holds; "no" when none holds and at least one does not; "partly"
+    when some hold and some do not; "inconclusive" when none fails but not all are shown to hold.
+    Each part is named in the cell with its test."""
     held = sum(p.state == HOLDS for p in parts)
     failed = sum(p.state == FAILS for p in parts)
     if held == len(parts):
@@ -650,18 +748,33 @@ def combine(parts: list[Part]) -> str:
 MANY_PARTS = 5  # past this many parts the cell lists the ones that do not hold
 
 
+IUT_NOTE = "every part rejects at α: all hold by the intersection–union test"
+
+
 def _ours_text(parts: list[Part]) -> str:
     if len(parts) == 1:
         return parts[0].text + (f" ({parts[0].state})" if parts[0].inconclusive else "")
+    # all hold, though some only unadjusted (`family`'s exception): the cell says why
+    by_iut = all(p.state == HOLDS for p in parts) and any(
+        p.by_rejecting and p.holm >= ALPHA for p in parts
+    )
     if len(parts) >= MANY_PARTS:
         failing = [p for p in parts if p.state != HOLDS]
+        # levels whose test rejects alone but not after Holm: shown, as the ones that fail are
+        adjusted = [p for p in parts if p.state == HOLDS and not p.by_rejecting and p.p < ALPHA]
         head = f"{len(parts) - len(failing)} of {len(parts)} hold"
-        return head + (
-            "; not: " + "; ".join(f"{p.label} {p.text} ({p.state})" for p in failing)
-            if failing
-            else ""
-        )
-    return "; ".join(f"{p.label}: {p.text} ({p.state})" for p in parts)
+        if by_iut:
+            head += f" ({IUT_NOTE})"
+        if failing:
+            head += "; not: " + "; ".join(f"{p.label} {p.text} ({p.state})" for p in failing)
+        if adjusted:
+            head += "; held after Holm's adjustment: " + "; ".join(
+                f"{p.label} {p.text}" for p in adjusted
+            )
+        return head
+    return "; ".join(f"{p.label}: {p.text} ({p.state})" for p in parts) + (
+        f" ({IUT_NOTE})" if by_iut else ""
+    )
 
 
 def _readings_of(claim: dict, tables: Tables) -> list[Reading | None]:
@@ -748,6 +861,7 @@ RULE_FUNCTIONS = (
     count_part,
     best_part,
     across_part,
+    family,
     evaluate,
 )
 RULE_TEXT = "\n\n".join(
