@@ -197,6 +197,23 @@ def test_every_scrub_frame_shows_the_spread_of_its_unlabeled_points(page, app_ur
     assert title <= chart, (title, chart)
 
 
+def test_a_scrub_frame_draws_the_scale_its_title_gives(page, app_url):
+    """LE on iris scrubbed through its graph neighbours: one unlabelled point carries axis 2. The
+    frame held it, so the other 134 unlabelled points were drawn as two dots, and plotly widened
+    the frame at equal scales: the title said "axis 2 from -9.18 to 0.959", the chart drew -9.51
+    to 1.29. Now the frame is the bulk's, drawn as its title says, the carrier on its edge."""
+    open_page(page, f"{app_url}/embed?ds=iris&method=le&mode=scrub&scrub=n_neighbors")
+    drawn = chart(page)
+    said = re.findall(r"axis (\d) from (-?[\d.e+-]+) to (-?[\d.e+-]+)", drawn["title"])
+    assert len(said) == 2, drawn["title"]
+    for axis, low, high in said:
+        lo, hi = drawn["x" if axis == "1" else "y"]
+        assert f"{lo:.3g}" == low and f"{hi:.3g}" == high, (axis, low, high, lo, hi)
+    assert "less 1 that carry a coordinate" in drawn["title"]
+    (edge,) = [t for t in drawn["traces"] if t["name"].startswith("drawn at the chart's edge")]
+    assert on_the_edge(points(edge), drawn)
+
+
 # 3. all of MNIST is readable ---------------------------------------------------------------------
 
 

@@ -459,6 +459,31 @@ def test_each_scrub_frame_is_framed_on_its_unlabelled_points_and_says_its_scale(
         assert "axis 1 from" in frame.layout.title.text
 
 
+def test_a_scrub_frame_frames_the_bulk_and_draws_a_carrier_on_the_drawn_edge():
+    """LE on iris scrubbed through its graph neighbours: one unlabelled point carries axis 2 (at
+    -8.6, the others within 0.15), so a frame of every unlabelled point put the other 134 in two
+    dots; and plotly widened the frame at equal scales, so the title's scale was not the one
+    drawn. Each frame is now the bulk's, in the plot area's shape, kept as it is."""
+    rng = np.random.default_rng(4)
+    labeled = np.zeros(150, bool)
+    labeled[::10] = True
+    Z = np.column_stack([rng.choice([-1.0, 1.0], 150) + rng.normal(0, 0.05, 150),
+                         rng.normal(0, 0.05, 150)])  # fmt: skip
+    Z[41] = [0.3, -8.6]  # unlabelled
+    fig = plots.embedding_animation([Z, Z * 1.1], ["a", "b"], np.arange(150) % 3, labeled,
+                                    aspect=1.3)  # fmt: skip
+    assert fig.layout.xaxis.constrain == fig.layout.yaxis.constrain == "domain"
+    for frame in fig.frames:
+        (x0, x1), (y0, y1) = frame.layout.xaxis.range, frame.layout.yaxis.range
+        assert (x1 - x0) / (y1 - y0) == pytest.approx(1.3)
+        (edge,) = [t for t in frame.data if t.name.startswith("drawn at the chart's edge")]
+        assert list(edge.customdata[0][:1]) == [41] and list(edge.y) == [y0]  # on the edge
+        assert "less 1 that carry a coordinate, 1 point(s) on the edge" in frame.layout.title.text
+        assert f"axis 2 from {y0:.3g} to {y1:.3g}" in frame.layout.title.text
+        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in frame.data if t is not edge])
+        assert np.ptp(xs[np.isfinite(xs)]) > 0.6 * (x1 - x0)  # the bulk fills the frame
+
+
 def test_the_window_map_marks_settings_and_names_its_grid():
     fig = plots.window_map(
         [1.0, 16.0], [0.25, 1.0], np.zeros((2, 2)), 0.0,

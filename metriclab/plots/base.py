@@ -333,7 +333,15 @@ def bulk_framed(Z: np.ndarray, carried: list[Carried], axis: int) -> bool:
 # The plot area's width / height in the app's layouts, measured at 1280×800 (`_fullLayout._size`):
 # the live view 325 × 317, in presentation mode 799 × 404; linked views in three columns
 # 243 × 250, in two (two or four views) 382 × 250.
-AREA_ASPECT = {"view": 1.03, "presentation": 1.98, "three columns": 0.97, "two columns": 1.53}
+# A scrub's plot area: 325–403 × 288 (its legend's width varies), 650 × 280 in presentation mode.
+AREA_ASPECT = {
+    "view": 1.03,
+    "presentation": 1.98,
+    "three columns": 0.97,
+    "two columns": 1.53,
+    "scrub": 1.3,
+    "scrub, presentation": 2.3,
+}
 
 
 def edge_frame(
@@ -352,8 +360,13 @@ def edge_frame(
         return ranges
     (x0, x1), (y0, y1) = ranges
     outside = (Z[:, 0] < x0) | (Z[:, 0] > x1) | (Z[:, 1] < y0) | (Z[:, 1] > y1)
-    if not outside.any():
-        return ranges
+    return to_aspect(ranges, aspect) if outside.any() else ranges
+
+
+def to_aspect(ranges: list[tuple[float, float]], aspect: float) -> list[tuple[float, float]]:
+    """Two ranges (x, y), the narrower way widened about its centre so that x span / y span is
+    `aspect`: a frame of the plot area's shape, which equal scales draw as it is."""
+    (x0, x1), (y0, y1) = ranges
     if (x1 - x0) > aspect * (y1 - y0):
         return [(x0, x1), _widened((y0, y1), (x1 - x0) / aspect)]
     return [_widened((x0, x1), aspect * (y1 - y0)), (y0, y1)]

@@ -9,13 +9,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from metriclab.plots.base import (
+    AREA_ASPECT,
     _fast_figure,
     align_to,
+    bulk_range,
     class_color,
+    coordinate_carriers,
     fit_legend,
     normalize_embedding,
     padded_range,
     titled,
+    to_aspect,
     top_margin,
 )
 
@@ -339,14 +343,18 @@ def embedding_animation(
     slider_prefix: str = "",
     active: int = 0,
     frame_on: np.ndarray | None = None,
+    aspect: float = AREA_ASPECT["scrub"],
 ) -> go.Figure:
     """Embeddings over a parameter grid as plotly animation frames with a slider: scrubbing is done
     in the browser with no server round trip; the figure opens on frame `active`.
 
     With `frame_on` (a mask; by default the unlabeled points where some are labeled: the points a
-    1-NN accuracy is computed on) every frame has its own axes, framed on those points, and says
-    its scale in its title; a point outside that frame is drawn on its edge in a trace of its own
-    (`edge_trace`). Without it (no labels) all frames share one fixed pair of axes."""
+    1-NN accuracy is computed on) every frame has its own axes, framed on the bulk of those points
+    (less the few that carry a coordinate, `coordinate_carriers`) in the plot area's shape
+    (`aspect`, its width / height: equal scales keep the frame as it is, the title's scale is the
+    one drawn), and says its scale in its title; a point outside that frame is drawn on its edge in
+    a trace of its own (`edge_trace`). Without it (no labels) all frames share one fixed pair of
+    axes."""
     if len(frames) == 0:
         raise ValueError("no frames to animate")
     frames = align_frames(frames)
@@ -362,7 +370,15 @@ def embedding_animation(
     fixed = [padded_range(stacked[:, a]) for a in range(stacked.shape[1])]
     plotly_frames = []
     for Z, label in zip(frames, frame_labels, strict=True):
-        ranges = fixed if frame_on is None else [padded_range(z[frame_on]) for z in Z.T]
+        carriers = 0
+        if frame_on is None:
+            ranges = fixed
+        else:  # the bulk of the points framed on: LE on iris put 149 points in two dots
+            on = Z[frame_on]
+            carried = coordinate_carriers(on)
+            carriers = len(set().union(*(c.index.tolist() for c in carried)))
+            ranges = [bulk_range(on, carried, a) for a in range(Z.shape[1])]
+            ranges = ranges if one_d else to_aspect(ranges, aspect)
         shown = Z.copy()
         for a, (lo, hi) in enumerate(ranges):
             shown[:, a] = np.clip(Z[:, a], lo, hi)
@@ -389,9 +405,10 @@ def embedding_animation(
             scale = "; ".join(
                 f"axis {a + 1} from {lo:.3g} to {hi:.3g}" for a, (lo, hi) in enumerate(ranges)
             )
+            less = f" less {carriers} that carry a coordinate" if carriers else ""
             layout["title"] = titled(  # the scale on a line of its own: one line ran off a chart
                 f"{title or ''}<br><sub>{label}: framed on the {int(frame_on.sum())} "
-                f"unlabeled points, {int(moved.sum())} other point(s) on the edge<br>{scale}</sub>"
+                f"unlabeled points{less}, {int(moved.sum())} point(s) on the edge<br>{scale}</sub>"
             )
         plotly_frames.append(dict(data=traces, name=str(label), layout=layout))
     first = plotly_frames[active]["layout"]
@@ -405,6 +422,8 @@ def embedding_animation(
         y_range=None if one_d else first["yaxis"]["range"],
     )
     layout = fig.to_dict()["layout"]
+    if frame_on is not None and not one_d:  # every frame's ranges kept (`to_aspect`)
+        layout["xaxis"]["constrain"] = layout["yaxis"]["constrain"] = "domain"
     if "title" in first:
         layout["title"] = first["title"]
         layout["margin"] = {**layout.get("margin", {}), "t": top_margin(title, lines=3)}

@@ -8,7 +8,7 @@ import streamlit as st
 
 from metriclab import plots
 from metriclab.ui.embed.context import EmbedPage, numeric_params
-from metriclab.ui.shared import code_snippets, downloads, memo
+from metriclab.ui.shared import code_snippets, downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.state import seed_from_url
@@ -66,15 +66,17 @@ def scrub_view(page: EmbedPage) -> None:
         title=f"{spec.short_label} on {ds.name}: drag the slider to scrub {scrubbed.label}",
         slider_prefix=f"{scrubbed.label} = ",
         active=start,
+        aspect=plots.AREA_ASPECT["scrub, presentation" if presentation.active() else "scrub"],
     )
     draw_chart(right, fig, key="scrub_chart")
     right.caption(
         "All frames were computed once on the server and travel to the browser with the page: "
         "scrubbing is instant. Each frame is Procrustes-aligned to the one before; the label "
         "gives the 1-NN accuracy on the unlabeled points, and each frame has its own axes, framed "
-        "on those points (its title gives its scale): a frame whose unlabeled points crowd "
-        "together is zoomed in, and a point outside the frame is drawn on its edge as an open "
-        "triangle."
+        "on those points, less the few that carry a coordinate alone (a localised eigenvector; its "
+        "title gives its scale): a frame whose unlabeled points crowd together is zoomed in, and a "
+        "point outside the frame is drawn on its edge as an open triangle (hover it for where it "
+        "lies)."
     )
     with right:
         snippet = code_snippets.scrub_snippet(request, page.dataset, scrub_name, values)
