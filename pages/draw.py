@@ -28,6 +28,7 @@ with tools:
         format_func=lambda c: f"class {names[c]}",
         key="draw_class",
     )
+    drawing.take_stroke(class_index)  # the canvas's last click, before the count and the canvas
     undo_col, clear_col = st.columns(2)
     undo_col.button("Undo", key="draw_undo", on_click=drawing.undo, icon=":material/undo:")
     clear_col.button("Clear", key="draw_clear", on_click=drawing.clear, icon=":material/delete:")
@@ -44,4 +45,4 @@ with tools:
     if st.session_state.get(DATA_KEY, "") == drawing.current_key():
         drawing.page_links()
 with canvas_column:
-    drawing.canvas(class_index)
+    drawing.canvas()

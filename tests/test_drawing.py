@@ -149,3 +149,40 @@ def test_odd_selection_events_from_the_browser_add_nothing():
     ]
     for selection in odd:
         assert drawing.stroke_from_selection(selection, 0) == [], selection
+
+
+def _stroke_script():
+    import streamlit as st
+
+    from metriclab.ui import draw
+
+    draw.take_stroke(st.session_state.get("class", 0))
+    st.write(f"{len(draw.strokes())} strokes")
+
+
+def test_each_canvas_selection_is_one_stroke_taken_once_on_one_canvas_key():
+    """The canvas keeps one chart key (a new key per stroke remounted the chart after every click,
+    and clicks on the chart being replaced were lost): a selection becomes a stroke once, however
+    many reruns see it; the next one (another point, a box) becomes the next stroke; Undo does not
+    bring a seen selection back."""
+    at = AppTest.from_function(_stroke_script, default_timeout=TIMEOUT)
+    click = {"selection": {"points": [{"x": -0.5, "y": 0.25, "curve_number": 0}]}}
+    at.session_state[drawing.CANVAS_KEY] = click
+    at.run()
+    at.run()  # another widget's rerun: the same selection, no second stroke
+    assert at.markdown[0].value == "1 strokes"
+    assert at.session_state["_metriclab_strokes"] == [[(-0.5, 0.25, 0)]]
+    other = {"selection": {"points": [{"x": 0.5, "y": 0.5, "curve_number": 0}]}}
+    at.session_state[drawing.CANVAS_KEY] = other
+    at.session_state["class"] = 1
+    at.run()
+    assert at.session_state["_metriclab_strokes"][-1] == [(0.5, 0.5, 1)]
+    at.session_state["_metriclab_strokes"] = at.session_state["_metriclab_strokes"][:1]  # Undo
+    at.run()
+    assert at.markdown[0].value == "1 strokes"
+    at.session_state[drawing.CANVAS_KEY] = {"selection": {"points": []}}  # cleared: nothing
+    at.run()
+    assert at.markdown[0].value == "1 strokes"
+    at.session_state[drawing.CANVAS_KEY] = click  # the first point clicked again: a new stroke
+    at.run()
+    assert at.markdown[0].value == "2 strokes"

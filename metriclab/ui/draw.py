@@ -29,7 +29,8 @@ CLASSES = ["A", "B", "C", "D"]
 SPRAY = 0.3  # share of the grid points inside a box or lasso that become points
 GRID_CURVE = 0  # the invisible grid is the first trace; drawn classes follow
 _STROKES = "_metriclab_strokes"  # list of strokes, each a list of (x, y, class index)
-_CANVAS = "_metriclab_canvas"  # a counter: a new chart key clears plotly's selection
+CANVAS_KEY = "draw_canvas"  # the canvas chart's key: its selection in session state
+_SEEN = "_metriclab_canvas_seen"  # the selection last turned into a stroke (`take_stroke`)
 _DRAWN_KEY = "_metriclab_drawn_key"  # the data set key of this session's current drawing
 
 
@@ -137,24 +138,41 @@ def canvas_figure(xy: np.ndarray, labels: np.ndarray, marker_size: int = 11) -> 
     return fig
 
 
-def canvas(class_index: int) -> None:
-    """Draw the canvas; a click or a box/lasso adds a stroke and redraws with a fresh selection."""
+def _signature(selection) -> tuple:
+    """What identifies one selection event: its points (x, y, curve) and its box or lasso."""
+    if not isinstance(selection, dict):
+        return ()
+    shapes = repr((selection.get("box"), selection.get("lasso")))
+    return (tuple(_positions(selection)), shapes) if _positions(selection) else ()
+
+
+def take_stroke(class_index: int) -> None:
+    """Turn the canvas's selection into a stroke, once per selection, before anything is drawn
+    (so the count and the canvas show it in this run). The canvas keeps one key: a new key per
+    stroke, to clear plotly's selection, remounted the chart after every click, and a click on the
+    chart being replaced was lost (3 of 8 clicks 300 ms apart; 1 of 8 now)."""
+    event = st.session_state.get(CANVAS_KEY)
+    selection = (event or {}).get("selection", {}) if hasattr(event, "get") else {}
+    signature = _signature(selection)
+    if signature == st.session_state.get(_SEEN, ()):
+        return
+    st.session_state[_SEEN] = signature
+    stroke = stroke_from_selection(selection, class_index, spray_seed=len(strokes()))
+    if stroke:
+        strokes().append(stroke)
+
+
+def canvas() -> None:
+    """Draw the canvas (its selection is taken by `take_stroke` at the top of the next run)."""
     xy, labels = drawn_points()
-    counter = st.session_state.setdefault(_CANVAS, 0)
-    event = draw_chart(
+    draw_chart(
         st,
         canvas_figure(xy, labels),
-        key=f"canvas_{counter}",
+        key=CANVAS_KEY,
         on_select="rerun",
         selection_mode=("points", "box", "lasso"),
         config={"displayModeBar": True, "modeBarButtonsToRemove": ["zoom2d", "autoScale2d"]},
     )
-    selection = getattr(event, "selection", None) or {}
-    stroke = stroke_from_selection(selection, class_index, spray_seed=counter)
-    if stroke:
-        strokes().append(stroke)
-        st.session_state[_CANVAS] = counter + 1  # the next chart starts with no selection
-        st.rerun()
     if len(xy):
         _downloads(xy, labels)
 
@@ -184,12 +202,10 @@ def _downloads(xy: np.ndarray, labels: np.ndarray) -> None:
 def undo() -> None:
     if strokes():
         strokes().pop()
-        st.session_state[_CANVAS] = st.session_state.get(_CANVAS, 0) + 1
 
 
 def clear() -> None:
     strokes().clear()
-    st.session_state[_CANVAS] = st.session_state.get(_CANVAS, 0) + 1
 
 
 def drawing_dataset() -> Dataset:
