@@ -291,3 +291,101 @@ def test_alignment_undoes_a_rotation_reflection_and_scale():
 def test_the_default_methods_are_tdl_its_baseline_and_a_metric_learner():
     options = [k for k, spec in REGISTRY.items() if spec.output == "embedding"]
     assert default_methods(options) == ["tdl", "le", "nca"]
+
+
+# Hiding classes in every view (the pills above the views, `classes=` in the link) ----------------
+
+
+def held_out_ids(fig) -> set[int]:
+    """The data set indices of the figure's held-out trace (its legend entry carries none)."""
+    out = set()
+    for trace in fig["data"]:
+        if str(trace.get("name", "")).startswith("held out") and trace.get("customdata"):
+            out |= {int(d[0]) for d in trace["customdata"]}
+    return out
+
+
+def frames(at) -> list[tuple]:
+    return [
+        (tuple(f["layout"]["xaxis"]["range"]), tuple(f["layout"]["yaxis"]["range"]))
+        for f in panels_of(at)
+    ]
+
+
+def test_hiding_a_class_takes_exactly_its_points_out_of_every_view_and_keeps_frames_and_scores():
+    """Setosa (iris's indices 0 to 49) hidden: every view draws the same points as before less
+    setosa's, where it drew them (class, edge and held-out traces), the selection's setosa points
+    leave the "selected (n)" overlay, and nothing else changes: frames, scores, table. The link
+    records the classes shown and opens the same views again."""
+    query = {**IRIS, "methods": "tdl,le,nca", "test": "0.3", "sel": "3,17,60,120"}
+    at = run(query)
+    assert_clean(at)
+    before = [drawn(f) for f in panels_of(at)]
+    held_before = [held_out_ids(f) for f in panels_of(at)]
+    frames_before, scores = frames(at), [(m.label, m.value) for m in at.metric]
+    pills = at.button_group(key="classes")
+    assert pills.value == ["0", "1", "2"] and "classes" not in at.query_params
+    assert all(len(b) == 150 for b in before) and all(len(h) == 45 for h in held_before)
+    pills.set_value(["1", "2"]).run()
+    assert_clean(at)
+    setosa = set(range(50))
+    figs = panels_of(at)
+    assert len(figs) == 3
+    for fig, old, held in zip(figs, before, held_before, strict=True):
+        now = drawn(fig)
+        assert set(now) == set(old) - setosa, title(fig)
+        assert all(now[i] == old[i] for i in now)  # not moved
+        assert held_out_ids(fig) == held - setosa and held - setosa, title(fig)
+        assert selected(fig) == {60, 120}, title(fig)
+        assert not any(str(t.get("name")).startswith("setosa") for t in fig["data"])
+        names = [str(t.get("name")) for t in fig["data"]]
+        assert f"held out (mapped) ({len(held - setosa)})" in names  # its count, what is drawn
+        assert "selected (2)" in names
+    assert frames(at) == frames_before
+    assert [(m.label, m.value) for m in at.metric] == scores
+    assert q(at, "classes") == "1,2"
+    captions = " ".join(c.value for c in at.caption)
+    assert "Hidden in every view: setosa" in captions and "still in the scores" in captions
+    assert "hold every point, those of the hidden classes too" in captions
+    assert at.dataframe[0].value["index"].tolist() == [3, 17, 60, 120]  # the selection, listed
+    assert any("2 of them are of a hidden class" in m.value for m in at.markdown)
+    # the link reopened in a new session: the same views
+    again = run({k: q(at, k) for k in at.query_params})
+    assert_clean(again)
+    assert again.button_group(key="classes").value == ["1", "2"]
+    assert [drawn(f) for f in panels_of(again)] == [drawn(f) for f in figs]
+    assert frames(again) == frames_before
+    # every class shown again: the link leaves `classes` out
+    at.button_group(key="classes").set_value(["0", "1", "2"]).run()
+    assert "classes" not in at.query_params
+    assert [drawn(f) for f in panels_of(at)] == before
+
+
+def test_a_data_set_switch_shows_every_class_of_the_new_one():
+    """Wine's classes are 0, 1 and 2 too: iris's choice must not carry over to them."""
+    at = run({**IRIS, "methods": "tdl,le", "classes": "2"})
+    assert_clean(at)
+    assert all(set(drawn(f)) == set(range(100, 150)) for f in panels_of(at))
+    at.sidebar.selectbox(key="ds").set_value("wine").run()
+    assert_clean(at)
+    assert at.button_group(key="classes").value == ["0", "1", "2"]
+    assert "classes" not in at.query_params
+    assert all(len(drawn(f)) == 178 for f in panels_of(at))
+
+
+@pytest.mark.parametrize(
+    "classes, reason, shown",
+    [
+        ("abc", "'abc'` not available; using the default", [0, 1, 2]),
+        ("7", "'7'` not available; using the default", [0, 1, 2]),
+        ("1,x", "'x'` not available; left out", [1]),
+        ("9" * 300, "characters long", [0, 1, 2]),
+        ("", "No class chosen: every class is drawn", [0, 1, 2]),
+    ],
+)
+def test_a_bad_classes_value_warns_and_draws_what_it_says(classes, reason, shown):
+    at = run({**IRIS, "methods": "tdl,le", "classes": classes})
+    assert_clean(at)
+    assert any(reason in w.value for w in at.warning), [w.value for w in at.warning]
+    wanted = {i for c in shown for i in range(50 * c, 50 * c + 50)}
+    assert all(set(drawn(f)) == wanted for f in panels_of(at))
