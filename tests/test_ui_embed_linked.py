@@ -345,7 +345,7 @@ def test_hiding_a_class_takes_exactly_its_points_out_of_every_view_and_keeps_fra
     assert [(m.label, m.value) for m in at.metric] == scores
     assert q(at, "classes") == "1,2"
     captions = " ".join(c.value for c in at.caption)
-    assert "Hidden in every view: setosa" in captions and "still in the scores" in captions
+    assert "Hidden: setosa; not refitted" in captions and "still in the scores" in captions
     assert "hold every point, those of the hidden classes too" in captions
     assert at.dataframe[0].value["index"].tolist() == [3, 17, 60, 120]  # the selection, listed
     assert any("2 of them are of a hidden class" in m.value for m in at.markdown)
@@ -389,3 +389,45 @@ def test_a_bad_classes_value_warns_and_draws_what_it_says(classes, reason, shown
     assert any(reason in w.value for w in at.warning), [w.value for w in at.warning]
     wanted = {i for c in shown for i in range(50 * c, 50 * c + 50)}
     assert all(set(drawn(f)) == wanted for f in panels_of(at))
+
+
+def test_hide_points_takes_a_class_out_of_every_trace_and_the_svg_legend():
+    """`hide_points` on a view's figure: class 0's traces (its empty placeholder too) and its
+    points in the edge and held-out traces go, the counts in the names follow, the legend entry
+    of a trace left empty goes with it, the frame stays; the SVG (`with_legend`) keys only the
+    classes drawn, and its fingerprint changes."""
+    from metriclab import plots
+    from metriclab.ui.embed.new_points import HELD_OUT_NAME
+    from metriclab.ui.embed.shown_classes import hide_points
+    from metriclab.ui.shared.downloads import figure_fingerprint
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 10)
+    Z = rng.normal(size=(30, 2)) + y[:, None]
+    edge = np.zeros(30, bool)
+    edge[[0, 15]] = True
+    fig = plots.embedding_scatter(Z, y, np.arange(30) % 4 == 0, ["a", "b", "c"],
+                                  x_range=(-3, 5), y_range=(-3, 5), index=np.arange(30) + 100,
+                                  at_edge=edge)  # fmt: skip
+    held = [1, 2, 25]  # one trace of class 0's and 2's held-out points, and its legend entry
+    fig.add_trace(go.Scatter(x=Z[held, 0], y=Z[held, 1], name=f"{HELD_OUT_NAME} (3)",
+                             legendgroup="_held_out", showlegend=False,
+                             customdata=[[100 + i, "x"] for i in held]))  # fmt: skip
+    fig.add_trace(go.Scatter(x=[None], y=[None], name=f"{HELD_OUT_NAME} (3)",
+                             legendgroup="_held_out", legendrank=1999))  # fmt: skip
+    before = figure_fingerprint(fig)
+    layout = fig.layout.to_plotly_json()
+    assert hide_points(fig, np.arange(100, 110), [0]) == 9 + 1 + 2  # classes, edge, held out
+    ids = {int(d[0]) for t in fig.data if t.customdata is not None for d in t.customdata}
+    assert ids == set(range(110, 130))
+    names = [t.name for t in fig.data]
+    assert not any(str(n).startswith("a") for n in names)
+    assert names.count(f"{HELD_OUT_NAME} (1)") == 2 and "drawn at the chart's edge (1)" in names
+    assert fig.layout.to_plotly_json() == layout
+    assert figure_fingerprint(fig) != before
+    svg = linked.with_legend(fig, 240.0)
+    shown = [t.name for t in svg.data if t.showlegend is not False and t.name]
+    assert "a" not in shown and {"b", "c"} <= set(shown)
+    # a class whose points all left another trace: nothing of it stays (its placeholder too)
+    assert hide_points(fig, np.arange(110, 130), [1, 2]) == 19 + 1 + 1  # classes, edge, held
+    assert all(t.customdata is None or not len(t.customdata) for t in fig.data)

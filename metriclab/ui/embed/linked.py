@@ -806,11 +806,12 @@ def linked_view(page: EmbedPage) -> None:
     if methods is None:
         _publish(page, [], selection)
         return
-    test = new_points.held_out_share(st.columns([1, 2])[0])
-    with st.container():  # the key of every view, once, above them: the classes, as pills that
-        shown_classes = class_picker(ds.target_names, owner)  # choose which are drawn, and
+    share, classes = st.columns([1, 3])  # the key of every view, once, above them: the classes,
+    test = new_points.held_out_share(share)  # as pills that choose which are drawn, and under
+    key = share.empty()  # the slider the other kinds of points (filled once the views are drawn)
+    with classes:
+        shown_classes = class_picker(ds.target_names, owner)
         hidden_caption(ds.target_names, shown_classes)
-        key = st.empty()  # the other kinds of points (filled once the views are drawn)
     hidden_classes = tuple(sorted(set(range(len(ds.target_names))) - set(shown_classes.tolist())))
     columns = _columns(len(methods))
     tops = [column.container() for column in columns]  # the views above their parameters

@@ -23,6 +23,7 @@ from metriclab.ui.shared.fit_request import CLASSES_KEY
 from metriclab.ui.shared.state import Rule, remember, seed_widget
 
 _OWNER = "_linked_classes_owner"  # the data set the choice belongs to
+LISTED = 3  # hidden classes named in the caption (more: counted, the pills show which)
 CLASS_RANK = 1000  # a class trace's legendrank is CLASS_RANK + its code (plots.embedding)
 _COUNT = re.compile(r" \(([0-9,]+)\)$")  # a trace named with its count: "held out (mapped) (45)"
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|<>~:.-])")
@@ -62,6 +63,7 @@ def class_picker(names: Sequence[str], owner) -> np.ndarray:
         "Classes drawn in every view",
         codes,
         selection_mode="multi",
+        wrap=True,  # every class in sight (in a column the pills would scroll sideways)
         key=CLASSES_KEY,
         format_func=lambda c: pill_label(int(c), names[int(c)]),
         help="A click hides or shows a class in every view. Nothing is refitted: the frames, the "
@@ -85,11 +87,8 @@ def hidden_caption(names: Sequence[str], shown: np.ndarray) -> None:
     """Under the pills, where classes are hidden: which, and that the scores still count them."""
     hidden = [str(n) for c, n in enumerate(names) if c not in set(shown.tolist())]
     if hidden:
-        st.caption(
-            f"Hidden in every view: {', '.join(hidden)}. Only not drawn: the frames, the "
-            "alignment and the scores under the views are the methods' on every class (hidden "
-            "classes are still in the scores)."
-        )
+        which = ", ".join(hidden) if len(hidden) <= LISTED else f"{len(hidden)} of {len(names)}"
+        st.caption(f"Hidden: {which}; not refitted: hidden classes are still in the scores.")
 
 
 def point_ids(customdata) -> np.ndarray:
@@ -132,6 +131,7 @@ def hide_points(fig: go.Figure, hidden: np.ndarray, classes: Sequence[int]) -> i
     kept, removed = [], 0
     for trace in fig.data:
         if trace.legendrank is not None and int(trace.legendrank) in gone_ranks:
+            removed += 0 if trace.customdata is None else len(trace.customdata)
             continue
         if trace.customdata is None or not len(trace.customdata):
             kept.append(trace)
