@@ -37,6 +37,16 @@ VIEWS_JS = (
 )
 
 
+# Per class pill above the views: its name, its dot's colour (the fill of its SVG) and drawn size
+PILLS_JS = """() => [...document.querySelectorAll('.st-key-classes button[data-variant=pills]')].map(b => {
+    const img = b.querySelector('img');
+    const svg = img ? atob(img.src.split(',')[1]) : '';
+    return {name: b.textContent.trim(), colour: (svg.match(/fill='([^']+)'/) || [])[1],
+            dot: img ? img.getBoundingClientRect().height : 0,
+            on: b.getAttribute('aria-pressed') === 'true'};
+})"""
+
+
 def views(page) -> list[dict]:
     return page.evaluate(VIEWS_JS)
 
@@ -218,15 +228,51 @@ def test_fifteen_classes_in_three_views_one_key_above_them_and_whole_plots(page,
     kinds = ["\u25c6 labeled points"]  # what the views draw besides the classes, once each
     if held_out:
         kinds = ["\u25c7 held out (mapped)", *kinds, "\u25b3 drawn at the chart's edge"]
-    assert entries == [f"\u25cf {name}" for name in classes] + kinds
-    colours = key.evaluate(
-        "k => [...k.querySelectorAll('span > span')].map(s => getComputedStyle(s).color)"
-    )
-    rgb = ["rgb({}, {}, {})".format(*(int(class_color(c)[i : i + 2], 16) for i in (1, 3, 5)))
-           for c in range(15)]  # fmt: skip
-    assert colours == rgb and len(set(colours)) == 15  # the views' colours, 15 of them
+    assert entries == kinds
+    # the classes are keyed by the pills that choose which are drawn: each its dot, in its colour
+    pills = page.evaluate(PILLS_JS)
+    assert [p["name"] for p in pills] == classes
+    colours = [p["colour"] for p in pills]
+    assert colours == [class_color(c) for c in range(15)] and len(set(colours)) == 15
+    assert all(p["dot"] > 0 for p in pills)  # the dot is drawn, not only named
     for view in page.evaluate(LEGENDS_JS):
         assert view["names"] == [] and view["plot"] >= 240, view  # keyed above; no rows taken
         if not held_out:
             assert view["classes"] == 15 and view["colours"] == 15, view
     no_red_box(page)
+
+
+def test_a_class_hidden_by_its_pill_leaves_every_view_and_the_link_keeps_it(page, app_url):
+    """A click on setosa's pill (iris's indices 0 to 49): no view draws a setosa point, neither in
+    its class, edge and held-out traces nor in the selection's overlay; the other points stay
+    where they were drawn and the frames do not move; the link records it and reopens it."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + LINK + "&test=0.3&sel=0-9,60-64")
+    settled(page)
+    wait_selected(page, 15)
+    before = views(page)
+    frames = (
+        "() => " + CHARTS_JS + ".map(g => [g._fullLayout.xaxis.range, g._fullLayout.yaxis.range])"
+    )
+    frames_before = page.evaluate(frames)
+    assert all(any(p[0] < 50 for p in v["points"]) for v in before)
+    page.locator(".st-key-classes button[data-variant=pills]", has_text="setosa").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('classes') === '1,2'")
+    wait_selected(page, 5)
+    after = views(page)
+    assert len(after) == 3
+    for old, new in zip(before, after, strict=True):
+        assert new["points"] and all(p[0] >= 50 for p in new["points"]), new["title"]
+        kept = sorted(map(tuple, (p for p in old["points"] if p[0] >= 50)))
+        assert sorted(map(tuple, new["points"])) == kept, new["title"]  # none moved or lost
+        assert sorted(new["selected"]) == list(range(60, 65)), new["title"]
+    assert page.evaluate(frames) == frames_before
+    assert page.get_by_text("Hidden: setosa").count() == 1
+    no_red_box(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "linked-setosa-hidden.png"))
+    page.reload()  # the link reopens with setosa hidden
+    settled(page)
+    wait_selected(page, 5)
+    assert all(all(p[0] >= 50 for p in v["points"]) for v in views(page))
+    assert [p["on"] for p in page.evaluate(PILLS_JS)] == [False, True, True]

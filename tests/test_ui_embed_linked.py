@@ -291,3 +291,143 @@ def test_alignment_undoes_a_rotation_reflection_and_scale():
 def test_the_default_methods_are_tdl_its_baseline_and_a_metric_learner():
     options = [k for k, spec in REGISTRY.items() if spec.output == "embedding"]
     assert default_methods(options) == ["tdl", "le", "nca"]
+
+
+# Hiding classes in every view (the pills above the views, `classes=` in the link) ----------------
+
+
+def held_out_ids(fig) -> set[int]:
+    """The data set indices of the figure's held-out trace (its legend entry carries none)."""
+    out = set()
+    for trace in fig["data"]:
+        if str(trace.get("name", "")).startswith("held out") and trace.get("customdata"):
+            out |= {int(d[0]) for d in trace["customdata"]}
+    return out
+
+
+def frames(at) -> list[tuple]:
+    return [
+        (tuple(f["layout"]["xaxis"]["range"]), tuple(f["layout"]["yaxis"]["range"]))
+        for f in panels_of(at)
+    ]
+
+
+def test_hiding_a_class_takes_exactly_its_points_out_of_every_view_and_keeps_frames_and_scores():
+    """Setosa (iris's indices 0 to 49) hidden: every view draws the same points as before less
+    setosa's, where it drew them (class, edge and held-out traces), the selection's setosa points
+    leave the "selected (n)" overlay, and nothing else changes: frames, scores, table. The link
+    records the classes shown and opens the same views again."""
+    query = {**IRIS, "methods": "tdl,le,nca", "test": "0.3", "sel": "3,17,60,120"}
+    at = run(query)
+    assert_clean(at)
+    before = [drawn(f) for f in panels_of(at)]
+    held_before = [held_out_ids(f) for f in panels_of(at)]
+    frames_before, scores = frames(at), [(m.label, m.value) for m in at.metric]
+    pills = at.button_group(key="classes")
+    assert pills.value == ["0", "1", "2"] and "classes" not in at.query_params
+    assert all(len(b) == 150 for b in before) and all(len(h) == 45 for h in held_before)
+    pills.set_value(["1", "2"]).run()
+    assert_clean(at)
+    setosa = set(range(50))
+    figs = panels_of(at)
+    assert len(figs) == 3
+    for fig, old, held in zip(figs, before, held_before, strict=True):
+        now = drawn(fig)
+        assert set(now) == set(old) - setosa, title(fig)
+        assert all(now[i] == old[i] for i in now)  # not moved
+        assert held_out_ids(fig) == held - setosa and held - setosa, title(fig)
+        assert selected(fig) == {60, 120}, title(fig)
+        assert not any(str(t.get("name")).startswith("setosa") for t in fig["data"])
+        names = [str(t.get("name")) for t in fig["data"]]
+        assert f"held out (mapped) ({len(held - setosa)})" in names  # its count, what is drawn
+        assert "selected (2)" in names
+    assert frames(at) == frames_before
+    assert [(m.label, m.value) for m in at.metric] == scores
+    assert q(at, "classes") == "1,2"
+    captions = " ".join(c.value for c in at.caption)
+    assert "Hidden: setosa; not refitted" in captions and "still in the scores" in captions
+    assert "hold every point, those of the hidden classes too" in captions
+    assert at.dataframe[0].value["index"].tolist() == [3, 17, 60, 120]  # the selection, listed
+    assert any("2 of them are of a hidden class" in m.value for m in at.markdown)
+    # the link reopened in a new session: the same views
+    again = run({k: q(at, k) for k in at.query_params})
+    assert_clean(again)
+    assert again.button_group(key="classes").value == ["1", "2"]
+    assert [drawn(f) for f in panels_of(again)] == [drawn(f) for f in figs]
+    assert frames(again) == frames_before
+    # every class shown again: the link leaves `classes` out
+    at.button_group(key="classes").set_value(["0", "1", "2"]).run()
+    assert "classes" not in at.query_params
+    assert [drawn(f) for f in panels_of(at)] == before
+
+
+def test_a_data_set_switch_shows_every_class_of_the_new_one():
+    """Wine's classes are 0, 1 and 2 too: iris's choice must not carry over to them."""
+    at = run({**IRIS, "methods": "tdl,le", "classes": "2"})
+    assert_clean(at)
+    assert all(set(drawn(f)) == set(range(100, 150)) for f in panels_of(at))
+    at.sidebar.selectbox(key="ds").set_value("wine").run()
+    assert_clean(at)
+    assert at.button_group(key="classes").value == ["0", "1", "2"]
+    assert "classes" not in at.query_params
+    assert all(len(drawn(f)) == 178 for f in panels_of(at))
+
+
+@pytest.mark.parametrize(
+    "classes, reason, shown",
+    [
+        ("abc", "'abc'` not available; using the default", [0, 1, 2]),
+        ("7", "'7'` not available; using the default", [0, 1, 2]),
+        ("1,x", "'x'` not available; left out", [1]),
+        ("9" * 300, "characters long", [0, 1, 2]),
+        ("", "No class chosen: every class is drawn", [0, 1, 2]),
+    ],
+)
+def test_a_bad_classes_value_warns_and_draws_what_it_says(classes, reason, shown):
+    at = run({**IRIS, "methods": "tdl,le", "classes": classes})
+    assert_clean(at)
+    assert any(reason in w.value for w in at.warning), [w.value for w in at.warning]
+    wanted = {i for c in shown for i in range(50 * c, 50 * c + 50)}
+    assert all(set(drawn(f)) == wanted for f in panels_of(at))
+
+
+def test_hide_points_takes_a_class_out_of_every_trace_and_the_svg_legend():
+    """`hide_points` on a view's figure: class 0's traces (its empty placeholder too) and its
+    points in the edge and held-out traces go, the counts in the names follow, the legend entry
+    of a trace left empty goes with it, the frame stays; the SVG (`with_legend`) keys only the
+    classes drawn, and its fingerprint changes."""
+    from metriclab import plots
+    from metriclab.ui.embed.new_points import HELD_OUT_NAME
+    from metriclab.ui.embed.shown_classes import hide_points
+    from metriclab.ui.shared.downloads import figure_fingerprint
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 10)
+    Z = rng.normal(size=(30, 2)) + y[:, None]
+    edge = np.zeros(30, bool)
+    edge[[0, 15]] = True
+    fig = plots.embedding_scatter(Z, y, np.arange(30) % 4 == 0, ["a", "b", "c"],
+                                  x_range=(-3, 5), y_range=(-3, 5), index=np.arange(30) + 100,
+                                  at_edge=edge)  # fmt: skip
+    held = [1, 2, 25]  # one trace of class 0's and 2's held-out points, and its legend entry
+    fig.add_trace(go.Scatter(x=Z[held, 0], y=Z[held, 1], name=f"{HELD_OUT_NAME} (3)",
+                             legendgroup="_held_out", showlegend=False,
+                             customdata=[[100 + i, "x"] for i in held]))  # fmt: skip
+    fig.add_trace(go.Scatter(x=[None], y=[None], name=f"{HELD_OUT_NAME} (3)",
+                             legendgroup="_held_out", legendrank=1999))  # fmt: skip
+    before = figure_fingerprint(fig)
+    layout = fig.layout.to_plotly_json()
+    assert hide_points(fig, np.arange(100, 110), [0]) == 9 + 1 + 2  # classes, edge, held out
+    ids = {int(d[0]) for t in fig.data if t.customdata is not None for d in t.customdata}
+    assert ids == set(range(110, 130))
+    names = [t.name for t in fig.data]
+    assert not any(str(n).startswith("a") for n in names)
+    assert names.count(f"{HELD_OUT_NAME} (1)") == 2 and "drawn at the chart's edge (1)" in names
+    assert fig.layout.to_plotly_json() == layout
+    assert figure_fingerprint(fig) != before
+    svg = linked.with_legend(fig, 240.0)
+    shown = [t.name for t in svg.data if t.showlegend is not False and t.name]
+    assert "a" not in shown and {"b", "c"} <= set(shown)
+    # a class whose points all left another trace: nothing of it stays (its placeholder too)
+    assert hide_points(fig, np.arange(110, 130), [1, 2]) == 19 + 1 + 1  # classes, edge, held
+    assert all(t.customdata is None or not len(t.customdata) for t in fig.data)

@@ -35,10 +35,12 @@ from metriclab.ui.embed import new_points
 from metriclab.ui.embed.context import EmbedPage, timing_enabled
 from metriclab.ui.embed.labelling import selected_points
 from metriclab.ui.embed.live import _bar_progress
+from metriclab.ui.embed.shown_classes import class_picker, hidden_caption, hide_points, link_value
 from metriclab.ui.shared import collapse, compute, downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import (
+    CLASSES_KEY,
     LINK_PREFIXES,
     METHODS_KEY,
     SELECTION_KEY,
@@ -47,7 +49,7 @@ from metriclab.ui.shared.fit_request import (
     param_prefix,
 )
 from metriclab.ui.shared.pickers import unavailable_reason, url_values
-from metriclab.ui.shared.state import Rule, URLValueError, publish, seed_widget
+from metriclab.ui.shared.state import Rule, URLValueError, publish, seed_widget, unpublish
 
 MIN_METHODS, MAX_METHODS = 2, 4
 TABLE_ROWS = 200  # rows of the selection table (the count says how many more)
@@ -294,6 +296,7 @@ class Panel:
     held_out: np.ndarray | None = None  # the points held out of the fit (drawn as their own trace)
     new: object = None  # the new points' `NewPoints` under this method, once drawn
     aspect: float = plots.AREA_ASPECT["two columns"]  # its plot area's width / height
+    hidden_classes: tuple[int, ...] = ()  # the class codes not drawn (`shown_classes`)
 
     def __post_init__(self):
         if self.shown is None:
@@ -354,6 +357,8 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
         meta=None,  # the column's own margins: not the rows `fit_legend` had added
         showlegend=False,  # the page keys every view once, above them (`shared_legend`)
     )
+    if panel.coords.shape[1] == 1:  # a strip keeps its class rows when a class is hidden
+        fig.update_yaxes(range=[-0.5, len(ds.target_names) - 0.5], autorange=False)
     return fig
 
 
@@ -526,16 +531,24 @@ def _fit(request: FitRequest):
     return result
 
 
-def _publish(page: EmbedPage, requests: list[FitRequest], selection: Selection) -> None:
+def _publish(
+    page: EmbedPage, requests: list[FitRequest], selection: Selection, classes: list | None = None
+) -> None:
+    """The link: the page's keys, the methods, their parameters, the selection and, where views
+    are drawn, the classes shown (`classes`; None: every class, left out of the link)."""
     keys = [*page.url_keys, METHODS_KEY, TEST_KEY]
     keys += [param_prefix(r.method) + name for r in requests for name in r.values]
     values = url_values(keys)
     text = selection.link_text()
     if text is not None:
         values[SELECTION_KEY] = text
+    if classes is not None:
+        values[CLASSES_KEY] = classes
     publish(values, prune=LINK_PREFIXES)
     if text is None and SELECTION_KEY in st.query_params:
         del st.query_params[SELECTION_KEY]
+    if requests and classes is None:
+        unpublish(CLASSES_KEY)
 
 
 HELD_OUT_LABEL = "1-NN, held out"
@@ -578,7 +591,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
         lines.append("Not aligned: view 1 draws another number of coordinates.")
     if result.Z.shape[1] > 2:
         lines.append(f"Its first 2 of {result.Z.shape[1]} coordinates are drawn.")
-    edge = int(panel.at_edge.sum())
+    edge = int((panel.at_edge & ~np.isin(ds.y, panel.hidden_classes)).sum())  # drawn ones
     if edge:
         lines.append(
             f"{edge} point(s) carry a coordinate (a localised eigenvector): drawn on the frame's "
@@ -598,8 +611,11 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     collapse.show_collapse(panel.request, result, button_key=f"collapse_remedy_{position}")
 
 
-def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray) -> None:
-    """The selected points (index, class, labelled or not): the first TABLE_ROWS and the count."""
+def selection_table(
+    selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarray, hidden_classes=()
+) -> None:
+    """The selected points (index, class, labelled or not): the first TABLE_ROWS and the count
+    (and how many are of `hidden_classes`: listed, not drawn)."""
     where = np.flatnonzero(np.isin(index, selected))
     missing = int(selected.size - where.size)
     names = [str(t) for t in ds.target_names]
@@ -608,6 +624,9 @@ def selection_table(selected: np.ndarray, index: np.ndarray, ds, mask: np.ndarra
     )
     if missing:
         head += f"; {missing:,} of the selection are not among the {index.size:,} points drawn"
+    of_hidden = int(np.isin(ds.y[where], hidden_classes).sum())
+    if of_hidden:
+        head += f"; {of_hidden:,} of them are of a hidden class (listed here, not drawn)"
     st.markdown(head)
     rows = where[:TABLE_ROWS]
     frame = pd.DataFrame(
@@ -690,9 +709,16 @@ def linked_downloads(panels: list[Panel], positions: list[int], selected, ds, st
                 help="index, label (class code), labelled (1/0) and class name of every "
                 "selected point",
             )
+        hidden = panels[0].hidden_classes if panels else ()
         st.caption(
             "Coordinates as drawn are aligned to view 1 (Procrustes: centred, unit RMS radius, "
             "turned); the own coordinates are each method's embedding as fitted."
+            + (
+                " The coordinates files hold every point, those of the hidden classes too; "
+                "the SVG draws the classes shown."
+                if hidden
+                else ""
+            )
         )
 
 
@@ -715,7 +741,10 @@ def _draw_panel(
     panel_extras(panel)
     names = [str(t) for t in ds.target_names]
     selected = selection.indices
-    shown = highlight(panel, selected, names, ds.y) if selected.size else None
+    hidden = panel.index[np.isin(ds.y, panel.hidden_classes)]  # their points: not drawn
+    drawn = np.setdiff1d(selected, hidden)
+    shown = highlight(panel, drawn, names, ds.y) if selected.size else None
+    hide_points(panel.figure, hidden, panel.hidden_classes)
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
@@ -727,11 +756,13 @@ def _draw_panel(
     return shown
 
 
-def _selection_part(page: EmbedPage, selection: Selection, ds, kept: np.ndarray) -> None:
-    """The selection's table (or how to make one) and the button that clears it."""
+def _selection_part(page: EmbedPage, selection: Selection, ds, kept: np.ndarray, hidden=()) -> None:
+    """The selection's table (or how to make one) and the button that clears it (`hidden`: the
+    class codes not drawn)."""
     selected = selection.indices
     if selected.size:
-        selection_table(selected, kept, ds, memo.split(page.request.data, page.request.split))
+        mask = memo.split(page.request.data, page.request.split)
+        selection_table(selected, kept, ds, mask, hidden)
         if selection.link_text() is None:
             st.caption(
                 f"This selection is too long for a link (over {SELECTION_CHARS:,} characters): "
@@ -775,12 +806,17 @@ def linked_view(page: EmbedPage) -> None:
     if methods is None:
         _publish(page, [], selection)
         return
-    test = new_points.held_out_share(st.columns([1, 2])[0])
-    key = st.container()  # the key of every view, once, above them (filled once they are drawn)
+    share, classes = st.columns([1, 3])  # the key of every view, once, above them: the classes,
+    test = new_points.held_out_share(share)  # as pills that choose which are drawn, and under
+    key = share.empty()  # the slider the other kinds of points (filled once the views are drawn)
+    with classes:
+        shown_classes = class_picker(ds.target_names, owner)
+        hidden_caption(ds.target_names, shown_classes)
+    hidden_classes = tuple(sorted(set(range(len(ds.target_names))) - set(shown_classes.tolist())))
     columns = _columns(len(methods))
     tops = [column.container() for column in columns]  # the views above their parameters
     requests = _requests(page, methods, columns)
-    _publish(page, requests, selection)
+    _publish(page, requests, selection, link_value(shown_classes, len(ds.target_names)))
     reference, selected = None, selection.indices
     width = column_width(len(methods))
     aspect = plots.AREA_ASPECT["three columns" if len(methods) == 3 else "two columns"]
@@ -795,16 +831,17 @@ def linked_view(page: EmbedPage) -> None:
             shown_result, held_out = placed or (result, None)
             aligned = alignment(shown_result.Z, reference)
             panel = Panel(request, shown_result, aligned, aligned.apply(shown_result.Z), kept,
-                          held_out=held_out, aspect=aspect)  # fmt: skip
+                          held_out=held_out, aspect=aspect,
+                          hidden_classes=hidden_classes)  # fmt: skip
             reference = panel.coords if reference is None else reference
             shown = _draw_panel(panel, selection, ds, position, test, width)
             _panel_notes(panel, ds, position, shown, test)
             panels.append(panel)
             positions.append(position)
     kinds = key_entries([panel.figure for panel in panels])
-    key.markdown(shared_legend(ds.target_names, kinds), unsafe_allow_html=True)
+    key.markdown(shared_legend((), kinds), unsafe_allow_html=True)  # the pills key the classes
     _new_points_part(panels, test)
-    _selection_part(page, selection, ds, kept)
+    _selection_part(page, selection, ds, kept, hidden_classes)
     if panels:
         stem = downloads.file_name(downloads.data_stem(page.request.data), "linked")
         linked_downloads(panels, positions, selected, ds, stem)

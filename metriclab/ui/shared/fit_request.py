@@ -30,6 +30,7 @@ METHOD_KEY = "method"  # the Embed page's method; a page with its own picker pas
 TEST_KEY = "test"  # the share of the points held out of the fit and mapped (Embed; 0: none)
 METHODS_KEY = "methods"  # the Embed page's linked views: the 2 to 4 methods side by side
 SELECTION_KEY = "sel"  # the points selected in the linked views: data set indices, "3,17,40-52"
+CLASSES_KEY = "classes"  # the classes the linked views draw: class codes, "1,2" (absent: all)
 UPLOAD_PREFIX = "upload:"  # ds=upload:<key>: a data set held by a session (an upload, a drawing)
 PARAM_PREFIX = "p."  # p.<method>.<name>: a method's parameter
 GENERATOR_PREFIX = "d."  # d.<data set>.<name>: a synthetic generator's parameter

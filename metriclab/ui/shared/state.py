@@ -401,6 +401,14 @@ def publish(values: dict[str, Any], prune: Sequence[str] = ()) -> None:
         st.query_params.from_dict(wanted)
 
 
+def unpublish(key: str) -> None:
+    """Drop `key` from the URL (a value at its default that the link leaves out) and forget that
+    this session wrote it, so that a link bringing the same text back is read (`seed_widget`)."""
+    st.session_state.setdefault(_PUBLISHED, {}).pop(key, None)
+    if key in st.query_params:
+        del st.query_params[key]
+
+
 def form_is_ready(name: str, keys: Sequence[str]) -> bool:
     """Whether form `name` was drawn on the previous run with its widgets' values in the session
     (`keys`); call before the form's widgets are seeded. False on a session's first run and after
