@@ -276,3 +276,25 @@ def test_a_class_hidden_by_its_pill_leaves_every_view_and_the_link_keeps_it(page
     wait_selected(page, 5)
     assert all(all(p[0] >= 50 for p in v["points"]) for v in views(page))
     assert [p["on"] for p in page.evaluate(PILLS_JS)] == [False, True, True]
+
+
+@pytest.mark.parametrize(("ds", "height"), [("iris", 720), ("soybean", 800)])
+def test_in_presentation_mode_the_three_views_are_whole_on_a_projectors_first_screen(
+    page, app_url, ds, height
+):
+    """Presentation mode at 1280×800 (and 720): the three linked views come below the methods,
+    the held-out slider and the class pills, and are whole on the first screen. Each view was
+    drawn 560 px tall (the single chart's height): iris's views ran from 352 to 912 px, soybean's
+    (15 pills) from 419 to 979, their lower half below the screen."""
+    page.set_viewport_size({"width": 1280, "height": height})
+    page.goto(app_url + f"/embed?ds={ds}&mode=linked&methods=tdl,le,nca&present=1")
+    settled(page)
+    page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
+    boxes = page.evaluate(
+        "() => " + CHARTS_JS + ".map(g => { const r = g.getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, plot: g._fullLayout._size.h}; })"
+    )
+    for box in boxes:
+        assert 0 <= box["top"] and box["bottom"] <= height, box  # whole on the first screen
+        assert box["plot"] >= 240, box  # a plot, not a strip squeezed under its title
+    no_red_box(page)

@@ -420,6 +420,11 @@ def with_legend(fig: go.Figure, width: float) -> go.Figure:
 
 # px, the figure without its legend's rows: a plot about 250 (a strip 160) px tall under the title
 CHART_HEIGHT, STRIP_HEIGHT = 336, 246
+# px, a view's height at most in presentation mode: the views come below the methods, the held-out
+# slider and the class pills (tops at 352 px for iris, 419 for soybean's 15 pills at 1280×800), and
+# are whole on a 1280×800 projector (and iris's on 1280×720); at 560, the single chart's, they
+# ran to 912 and 979 px
+PRESENT_HEIGHT = 360
 
 
 def column_width(n_views: int) -> float:
@@ -748,7 +753,7 @@ def _draw_panel(
     chart_key = f"linked_{position}_{selection.generation}"
     draw_chart(
         st,
-        presentation.fit_screen(panel.figure, width=width, under=True),
+        presentation.fit_screen(panel.figure, width=width, under=True, most=PRESENT_HEIGHT),
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),

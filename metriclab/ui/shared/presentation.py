@@ -92,17 +92,19 @@ def controls() -> bool:
     return on
 
 
-def fit_screen(fig: go.Figure, width: float = SCREEN_WIDTH, under: bool = False) -> go.Figure:
+def fit_screen(
+    fig: go.Figure, width: float = SCREEN_WIDTH, under: bool = False, most: int | None = None
+) -> go.Figure:
     """The figure drawn for a projector when presentation mode is on (taller, larger text and
     markers; `width`: about the px it is drawn across, for its legend's rows; `under`: the legend
-    in rows under the plot however few its entries, as `plots.fit_legend`); unchanged
-    otherwise."""
+    in rows under the plot however few its entries, as `plots.fit_legend`; `most`: its height at
+    most, px, for a chart below controls); unchanged otherwise."""
     if not active():
         return fig
     fig = go.Figure(fig)
     strip = plots.height_without_rows(fig) <= 300
     fig.update_layout(
-        height=STRIP_HEIGHT if strip else CHART_HEIGHT,
+        height=min(STRIP_HEIGHT if strip else CHART_HEIGHT, most or CHART_HEIGHT),
         font={"size": CHART_FONT},
         title_font={"size": CHART_FONT + 2},
         legend_font={"size": CHART_FONT},
