@@ -298,3 +298,25 @@ def test_in_presentation_mode_the_three_views_are_whole_on_a_projectors_first_sc
         assert 0 <= box["top"] and box["bottom"] <= height, box  # whole on the first screen
         assert box["plot"] >= 240, box  # a plot, not a strip squeezed under its title
     no_red_box(page)
+
+
+@pytest.mark.parametrize("methods", ["tdl,le,nca", "tdl,le,nca,pca"])
+def test_a_views_toolbar_does_not_cover_its_title(page, app_url, methods):
+    """Hovering a linked view shows plotly's toolbar over its title band. In a column of a
+    1280-px window (263 px for three views) its ten buttons took two rows, 51 px, and the second
+    row's button sat on the first letters of "view 1: TDL"; now one row, above the title."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url + f"/embed?ds=iris&mode=linked&methods={methods}")
+    settled(page)
+    page.wait_for_function("() => " + CHARTS_JS + f".length === {methods.count(',') + 1}")
+    for n in range(methods.count(",") + 1):
+        chart = page.locator(".js-plotly-plot").nth(n)
+        chart.hover()
+        bar = chart.locator(".modebar")
+        bar.wait_for(state="visible")
+        buttons = bar.locator(".modebar-btn").evaluate_all(
+            "bs => bs.map(b => Math.round(b.getBoundingClientRect().top))"
+        )
+        title = chart.locator(".gtitle").bounding_box()
+        assert len(set(buttons)) == 1, buttons  # one row
+        assert bar.bounding_box()["y"] + bar.bounding_box()["height"] <= title["y"] + 1, n

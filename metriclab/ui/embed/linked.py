@@ -425,6 +425,10 @@ CHART_HEIGHT, STRIP_HEIGHT = 336, 246
 # are whole on a 1280×800 projector (and iris's on 1280×720); at 560, the single chart's, they
 # ran to 912 and 979 px
 PRESENT_HEIGHT = 360
+# A view's toolbar in one row over its title band: in a 263-px column (three views in a 1280-px
+# window) its ten buttons took two rows and the second sat on the view's title. "Zoom" (a box)
+# stays, and "Reset axes" undoes it
+TOOLBAR = {"modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d"]}
 
 
 def column_width(n_views: int) -> float:
@@ -757,6 +761,7 @@ def _draw_panel(
         key=chart_key,
         on_select=lambda: selection.on_select(chart_key),
         selection_mode=("points", "box", "lasso"),
+        config=TOOLBAR,
     )
     return shown
 
