@@ -95,3 +95,31 @@ def test_every_page_twice_in_two_sessions_shows_no_red_box(page, app_url):
             assert tab.locator("h1").count() >= 1
         if session:
             tab.context.close()
+
+
+def test_a_lesson_on_a_projector_draws_its_zoomed_picture_over_the_whole_plot_area(page, app_url):
+    """TDL's step 8 (ionosphere, 6 points drawn at the chart's edge) in presentation mode at
+    1280×800: the view is in the right two thirds, its plot area about 379×404 px. The frame was
+    shaped for the Embed page's full-width chart (1.98:1), so equal scales shrank the plot to
+    379×191 px of 379×444, the picture in a band across the chart. Now it fills the area, the
+    triangles on its edge."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{app_url}/lessons?lesson=tdl&step=8&present=1")
+    settled(page)
+    page.get_by_role("button", name="Show the view").click()
+    page.wait_for_selector(".js-plotly-plot")
+    settled(page)
+    chart = page.evaluate(
+        """() => { const g = document.querySelector('.js-plotly-plot'), L = g._fullLayout;
+        const edge = g._fullData.find(t => String(t.name).startsWith("drawn at the chart's edge"));
+        return {w: L._size.w, h: L._size.h, x: L.xaxis._length, y: L.yaxis._length,
+                xr: L.xaxis.range, yr: L.yaxis.range, ex: Array.from(edge.x), ey: Array.from(edge.y)};
+        }"""
+    )
+    assert chart["x"] >= 0.9 * chart["w"] and chart["y"] >= 0.9 * chart["h"], chart
+    for x, y in zip(chart["ex"], chart["ey"], strict=True):  # each on the frame's edge
+        assert (
+            min(abs(x - v) for v in chart["xr"]) < 1e-9
+            or min(abs(y - v) for v in chart["yr"]) < 1e-9
+        ), (x, y)
+    no_red_box(page)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from metriclab.datasets import Dataset
 from metriclab.methods import REGISTRY
@@ -25,6 +25,8 @@ class EmbedPage:
     request: FitRequest
     dataset: Dataset  # the whole data set, before the page's subsample
     url_keys: list[str] = field(default_factory=list)  # the page's own keys (not the method's)
+    # the plot area's shape in presentation mode (plots.AREA_ASPECT): the chart across the page
+    present_area: ClassVar[str] = "presentation"
 
     @property
     def spec(self):

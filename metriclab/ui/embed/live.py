@@ -165,7 +165,7 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
         merged = plots.merge_ranges(ranges.get((view_id, axis, framed)), core)
         ranges[(view_id, axis, framed)] = merged
         axis_ranges.append(merged)
-    area = plots.AREA_ASPECT["presentation" if presentation.active() else "view"]
+    area = plots.AREA_ASPECT[page.present_area if presentation.active() else "view"]
     axis_ranges = plots.edge_frame(Z, axis_ranges, area)  # the points outside, on the drawn edge
     shown = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(axis_ranges)])
     moved = np.any(shown != Z, axis=1)

@@ -37,6 +37,7 @@ class LessonPage(EmbedPage):
 
     lesson: Lesson
     step_number: int
+    present_area = "lesson, presentation"  # on a projector the view is beside the step's texts
 
     def publish(self, params, keys=(), extra=None) -> None:
         publish({"lesson": self.lesson.key, "step": self.step_number}, prune=("lesson", "step"))
