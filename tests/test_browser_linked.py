@@ -285,18 +285,23 @@ def test_in_presentation_mode_the_three_views_are_whole_on_a_projectors_first_sc
     """Presentation mode at 1280×800 (and 720): the three linked views come below the methods,
     the held-out slider and the class pills, and are whole on the first screen. Each view was
     drawn 560 px tall (the single chart's height): iris's views ran from 352 to 912 px, soybean's
-    (15 pills) from 419 to 979, their lower half below the screen."""
+    (15 pills) from 419 to 979, their lower half below the screen. The views with points drawn at
+    the chart's edge fill their plot area (367×274 px): their frame, shaped for the normal view's
+    (0.97:1), left 266 px of its width."""
     page.set_viewport_size({"width": 1280, "height": height})
     page.goto(app_url + f"/embed?ds={ds}&mode=linked&methods=tdl,le,nca&present=1")
     settled(page)
     page.wait_for_function("() => " + CHARTS_JS + ".length === 3")
     boxes = page.evaluate(
-        "() => " + CHARTS_JS + ".map(g => { const r = g.getBoundingClientRect();"
-        " return {top: r.top, bottom: r.bottom, plot: g._fullLayout._size.h}; })"
+        "() => " + CHARTS_JS + ".map(g => { const r = g.getBoundingClientRect(), L = g._fullLayout;"
+        " return {top: r.top, bottom: r.bottom, plot: L._size.h, w: L._size.w, h: L._size.h,"
+        " x: L.xaxis._length, y: L.yaxis._length}; })"
     )
     for box in boxes:
         assert 0 <= box["top"] and box["bottom"] <= height, box  # whole on the first screen
         assert box["plot"] >= 240, box  # a plot, not a strip squeezed under its title
+        # the frame (of the points drawn at its edge too) has the plot area's shape: it fills it
+        assert box["x"] >= 0.9 * box["w"] and box["y"] >= 0.9 * box["h"], box
     no_red_box(page)
 
 

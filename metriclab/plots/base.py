@@ -342,6 +342,9 @@ AREA_ASPECT = {
     "lesson, presentation": 0.94,
     "three columns": 0.97,
     "two columns": 1.53,
+    # the linked views on a projector, 360 px tall (ui/embed/linked.py): 367×274 px, 570×274
+    "three columns, presentation": 1.34,
+    "two columns, presentation": 2.08,
     "scrub": 1.3,
     "scrub, presentation": 2.3,
 }

@@ -829,7 +829,8 @@ def linked_view(page: EmbedPage) -> None:
     _publish(page, requests, selection, link_value(shown_classes, len(ds.target_names)))
     reference, selected = None, selection.indices
     width = column_width(len(methods))
-    aspect = plots.AREA_ASPECT["three columns" if len(methods) == 3 else "two columns"]
+    layout = "three columns" if len(methods) == 3 else "two columns"
+    aspect = plots.AREA_ASPECT[layout + (", presentation" if presentation.active() else "")]
     panels, positions = [], []
     for position, (request, top) in enumerate(zip(requests, tops, strict=True), start=1):
         with top:
