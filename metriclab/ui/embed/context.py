@@ -39,12 +39,16 @@ class EmbedPage:
     def page_param(self, name: str) -> Param:
         """The method's parameter as this page offers it: the output dimension of a linear map
         cannot exceed the data's number of features, nor can that of a method compared with a
-        linear map at the same dimension (KNCA beside NCA)."""
+        linear map at the same dimension (KNCA beside NCA); a graph's neighbours cannot exceed the
+        other points (a drawing of 6 points opened on TDL with 10, the default, gave only an
+        error: "Graph neighbours must be <= 5")."""
         p = self.spec.param(name)
         base = REGISTRY.get(self.spec.baseline) if self.spec.baseline else None
         linear = self.spec.has("linear_map") or (base is not None and base.has("linear_map"))
         if name == "n_components" and linear:
             return capped(p, self.dataset.n_features)
+        if name == "n_neighbors" and self.spec.has("graph"):
+            return capped(p, self.dataset.n_samples - 1)
         return p
 
     def widgets(self, container=None, skip: Sequence[str] = ()) -> dict[str, Any]:

@@ -276,12 +276,16 @@ def overlay_figure(Z: np.ndarray, quality: NeighbourhoodQuality, which: str, tit
 
 
 def quality_k_widget(container=None, n_points: int | None = None) -> int:
-    """The k of the neighbourhood measures (link key `qk`), at least 1."""
-    seed_widget(QUALITY_K_KEY, Rule(DEFAULT_K, bounds=(1, None), parse=int, label="k"))
+    """The k of the neighbourhood measures (link key `qk`): at least 1, less than half of the
+    `n_points` measured (a drawing of 4 points opened on k = 5, the default, and an error)."""
+    high = max(1, (n_points - 1) // 2) if n_points else None
+    default = DEFAULT_K if high is None else min(DEFAULT_K, high)
+    seed_widget(QUALITY_K_KEY, Rule(default, bounds=(1, high), parse=int, label="k"))
     return int(
         (container or st).number_input(
             "k (neighbours)",
             min_value=1,
+            max_value=high,
             step=1,
             key=QUALITY_K_KEY,
             help="The neighbourhood size of trustworthiness, continuity and the kept share: "
