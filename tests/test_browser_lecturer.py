@@ -123,3 +123,21 @@ def test_a_lesson_on_a_projector_draws_its_zoomed_picture_over_the_whole_plot_ar
             or min(abs(y - v) for v in chart["yr"]) < 1e-9
         ), (x, y)
     no_red_box(page)
+
+
+def test_a_lesson_scrub_on_a_projector_keeps_its_slider_off_the_axis_title(page, app_url):
+    """TDL's step 5 (a 1-D strip scrubbed through λ) in presentation mode at 1280×800: Streamlit's
+    theme draws the chart's text at 15 px there, and the slider's value ("λ (graph penalty) = 16")
+    lay on the x axis's title ("dimension 1"), 50 px under the plot."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{app_url}/lessons?lesson=tdl&step=5&present=1")
+    settled(page)
+    page.get_by_role("button", name="Show the view").click()
+    page.wait_for_selector(".js-plotly-plot .slider-label")
+    settled(page)
+    title, value = page.evaluate(
+        """() => { const g = document.querySelector('.js-plotly-plot');
+        const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+        return [box(g.querySelector('.xtitle')), box([...g.querySelectorAll('.slider-label')].find(e => e.textContent.includes(' = ')))]; }"""
+    )
+    assert title[1] <= value[0], (title, value)  # the value starts below the title's bottom

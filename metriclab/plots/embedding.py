@@ -329,7 +329,8 @@ def align_frames(frames: Sequence[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-SLIDER_BAND_PX = 120  # under an animation's plot: the x axis's labels, the slider's value, rail
+SLIDER_PAD_PX = 64  # from the plot's bottom to the slider's value
+SLIDER_BAND_PX = 134  # under an animation's plot: the x axis's labels, the slider's value, rail
 # and ticks
 
 
@@ -476,7 +477,9 @@ def animation_controls(
             len=0.88,
             y=0,
             yanchor="top",
-            pad=dict(t=50),
+            # below the x axis's tick labels and title at the 15 px font Streamlit's theme draws
+            # in presentation mode (at 50 px the slider's value lay on "dimension 1")
+            pad=dict(t=SLIDER_PAD_PX),
         )
     ]
     sliders[0].update(slider or {})
@@ -488,7 +491,7 @@ def animation_controls(
             y=0,
             xanchor="right",
             yanchor="top",
-            pad=dict(t=60, r=10),
+            pad=dict(t=SLIDER_PAD_PX + 10, r=10),
             buttons=[dict(label="▶ play", method="animate", args=[None, play])],
         )
     ]
