@@ -37,8 +37,15 @@ with tools:
         f"{xy.shape[0]} points drawn. The drawing lives in this browser tab's session: a reload "
         "or a new tab starts an empty canvas."
     )
-    if st.button("Use as data set", key="draw_use", type="primary"):
-        key = guarded(drawing.use_drawing, context="this drawing")
+    empty = xy.shape[0] == 0  # nothing to use: the button waits for points
+    if st.button(
+        "Use as data set",
+        key="draw_use",
+        type="primary",
+        disabled=empty,
+        help="Draw points of at least two classes first." if empty else None,
+    ):
+        key = guarded(drawing.use_drawing, context="Use as data set")
         if key is not None:
             st.session_state[DATA_KEY] = key  # the data set the Embed and Dissimilarity pages open
             st.success(f"{drawing.drawing_dataset().name} is now a data set of this session.")

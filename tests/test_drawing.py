@@ -80,8 +80,11 @@ def test_undo_clear_and_a_one_class_drawing_gives_an_error():
     at.button(key="draw_use").click().run()
     assert [e.value for e in at.error] and "at least two classes" in at.error[0].value
     assert not str(at.session_state["ds"] if "ds" in at.session_state else "").startswith("upload")
+    assert at.error[0].value.startswith("Use as data set: the drawing has only class A")
     at.button(key="draw_clear").click().run()
     assert any("0 points drawn" in c.value for c in at.caption)
+    assert at.button(key="draw_use").disabled  # nothing to use (it said "this drawing: the
+    # drawing has no points: ..." in red)
 
 
 def test_a_drawing_becomes_a_data_set_that_the_embed_page_embeds_and_the_snippet_reproduces():
