@@ -416,11 +416,29 @@ def test_points_outside_the_frame_are_drawn_on_the_edge_plotly_draws():
         assert list(fig.layout.yaxis.range) == [y0, y1]
         (marked,) = [t for t in fig.data if t.name.startswith("drawn at the chart's edge")]
         assert marked.cliponaxis is False and list(marked.y) == [y1]
+        assert list(marked.marker.symbol) == ["triangle-up-open"]  # it lies above
     # nothing outside: the frame is the bulk's, and plotly may fill the chart as before
     inside = plots.edge_frame(Z[np.arange(150) != 41], bulk, 1.03)
     assert inside == [tuple(r) for r in bulk]
     plain = plots.embedding_scatter(Z[:10], np.arange(10) % 2)
     assert plain.layout.xaxis.constrain is None
+
+
+def test_a_point_drawn_on_the_edge_points_the_way_it_lies():
+    shown = np.array([[0.0, 1.0], [0.0, -1.0], [1.0, 0.2], [-1.0, 0.0], [1.0, 1.0]])
+    true = np.array([[0.1, 9.0], [0.0, -5.0], [7.0, 0.2], [-3.0, 0.5], [2.0, 8.0]])
+    assert plots.embedding.edge_symbols(shown, true) == [
+        "triangle-up-open",
+        "triangle-down-open",
+        "triangle-right-open",
+        "triangle-left-open",
+        "triangle-up-open",  # furthest out along y
+    ]
+    strip = np.array([[1.0, 0.1], [-1.0, 1.05]])  # a 1-D strip: x and the class row
+    assert plots.embedding.edge_symbols(strip, np.array([[4.0], [-2.0]])) == [
+        "triangle-right-open",
+        "triangle-left-open",
+    ]
 
 
 def test_a_dense_sets_labelled_points_lie_beneath_small_and_in_one_legend_group():
@@ -478,6 +496,7 @@ def test_a_scrub_frame_frames_the_bulk_and_draws_a_carrier_on_the_drawn_edge():
         assert (x1 - x0) / (y1 - y0) == pytest.approx(1.3)
         (edge,) = [t for t in frame.data if t.name.startswith("drawn at the chart's edge")]
         assert list(edge.customdata[0][:1]) == [41] and list(edge.y) == [y0]  # on the edge
+        assert list(edge.marker.symbol) == ["triangle-down-open"]  # pointing where it lies
         assert "less 1 that carry a coordinate, 1 point(s) on the edge" in frame.layout.title.text
         assert f"axis 2 from {y0:.3g} to {y1:.3g}" in frame.layout.title.text
         xs = np.concatenate([np.asarray(t.x, dtype=float) for t in frame.data if t is not edge])

@@ -166,12 +166,27 @@ def crowded_classes(
 EDGE_TRACE = "drawn at the chart's edge"
 
 
+def edge_symbols(shown: np.ndarray, true: np.ndarray) -> list[str]:
+    """An open triangle per point drawn on the edge, pointing the way it lies beyond the edge (up,
+    down, left or right: along the axis it is furthest out on; a 1-D strip's `true` has x only)."""
+    shown, true = np.asarray(shown, dtype=np.float64), np.asarray(true, dtype=np.float64)
+    dx = true[:, 0] - shown[:, 0]
+    dy = true[:, 1] - shown[:, 1] if true.shape[1] > 1 else np.zeros_like(dx)
+    vertical = np.abs(dy) > np.abs(dx)
+    return [
+        ("triangle-up-open" if b > 0 else "triangle-down-open")
+        if v
+        else ("triangle-right-open" if a > 0 else "triangle-left-open")
+        for a, b, v in zip(dx, dy, vertical, strict=True)
+    ]
+
+
 def edge_trace(
     shown: np.ndarray, true: np.ndarray, y: np.ndarray, index: np.ndarray, names: list[str]
 ) -> dict:
     """The points drawn away from their place (on the chart's edge, `shown`) as their own trace:
-    open triangles in their class colour, named with their count, the hover giving where each
-    really lies (`true`)."""
+    open triangles in their class colour, each pointing the way its point lies (`edge_symbols`),
+    named with their count, the hover giving where each really lies (`true`)."""
     true = np.asarray(true, dtype=np.float64)
     true = true if true.ndim == 2 else true[:, None]
     where = ["(" + ", ".join(f"{v:.3g}" for v in row) + ")" for row in true]
@@ -187,7 +202,7 @@ def edge_trace(
         marker=dict(
             color=[class_color(c) for c in y],
             size=12,
-            symbol="triangle-up-open",
+            symbol=edge_symbols(shown, true),
             line=dict(width=2),
         ),
         customdata=[[int(i), names[c], w] for i, c, w in zip(index, y, where, strict=True)],

@@ -366,7 +366,10 @@ def panel_figure(panel: Panel, ds, position: int) -> go.Figure:
 KEY_MARKS = {
     "diamond": "&#9670;",  # labelled points: filled, outlined
     "diamond-open": "&#9671;",  # held-out points, mapped
-    "triangle-up-open": "&#9651;",  # drawn at the chart's edge
+    "triangle-up-open": "&#9651;",  # drawn at the chart's edge (each pointing its way)
+    "triangle-down-open": "&#9651;",
+    "triangle-left-open": "&#9651;",
+    "triangle-right-open": "&#9651;",
     "star": "&#9733;",  # new points
     "circle": "&#9673;",  # the selection, ringed
 }
@@ -383,7 +386,9 @@ def key_entries(figures: Sequence[go.Figure]) -> list[tuple[str, str]]:
             if trace.showlegend is False or rank < FIRST_KIND_RANK:
                 continue
             name = _COUNT.sub("", str(trace.name or ""))
-            mark = KEY_MARKS.get(str(trace.marker.symbol or "circle"), "&#9673;")
+            symbol = trace.marker.symbol or "circle"
+            symbol = symbol if isinstance(symbol, str) else (list(symbol) or ["circle"])[0]
+            mark = KEY_MARKS.get(str(symbol), "&#9673;")
             found.setdefault(name, (rank, mark))
     return [(mark, name) for name, (_, mark) in sorted(found.items(), key=lambda kv: kv[1][0])]
 
