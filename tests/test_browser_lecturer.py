@@ -97,18 +97,24 @@ def test_every_page_twice_in_two_sessions_shows_no_red_box(page, app_url):
             tab.context.close()
 
 
+def show_on_a_projector(page, url: str, drawn: str = ".js-plotly-plot") -> None:
+    """Open a lesson step in presentation mode at 1280×800 and press "Show the view"; wait for
+    `drawn` and an idle app."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(url)
+    settled(page)
+    page.get_by_role("button", name="Show the view").click()
+    page.wait_for_selector(drawn)
+    settled(page)
+
+
 def test_a_lesson_on_a_projector_draws_its_zoomed_picture_over_the_whole_plot_area(page, app_url):
     """TDL's step 8 (ionosphere, 6 points drawn at the chart's edge) in presentation mode at
     1280×800: the view is in the right two thirds, its plot area about 379×404 px. The frame was
     shaped for the Embed page's full-width chart (1.98:1), so equal scales shrank the plot to
     379×191 px of 379×444, the picture in a band across the chart. Now it fills the area, the
     triangles on its edge."""
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{app_url}/lessons?lesson=tdl&step=8&present=1")
-    settled(page)
-    page.get_by_role("button", name="Show the view").click()
-    page.wait_for_selector(".js-plotly-plot")
-    settled(page)
+    show_on_a_projector(page, f"{app_url}/lessons?lesson=tdl&step=8&present=1")
     chart = page.evaluate(
         """() => { const g = document.querySelector('.js-plotly-plot'), L = g._fullLayout;
         const edge = g._fullData.find(t => String(t.name).startsWith("drawn at the chart's edge"));
@@ -129,12 +135,9 @@ def test_a_lesson_scrub_on_a_projector_keeps_its_slider_off_the_axis_title(page,
     """TDL's step 5 (a 1-D strip scrubbed through λ) in presentation mode at 1280×800: Streamlit's
     theme draws the chart's text at 15 px there, and the slider's value ("λ (graph penalty) = 16")
     lay on the x axis's title ("dimension 1"), 50 px under the plot."""
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{app_url}/lessons?lesson=tdl&step=5&present=1")
-    settled(page)
-    page.get_by_role("button", name="Show the view").click()
-    page.wait_for_selector(".js-plotly-plot .slider-label")
-    settled(page)
+    show_on_a_projector(
+        page, f"{app_url}/lessons?lesson=tdl&step=5&present=1", ".js-plotly-plot .slider-label"
+    )
     title, value = page.evaluate(
         """() => { const g = document.querySelector('.js-plotly-plot');
         const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
