@@ -142,8 +142,9 @@ def _signature(selection) -> tuple:
     """What identifies one selection event: its points (x, y, curve) and its box or lasso."""
     if not isinstance(selection, dict):
         return ()
+    positions = _positions(selection)
     shapes = repr((selection.get("box"), selection.get("lasso")))
-    return (tuple(_positions(selection)), shapes) if _positions(selection) else ()
+    return (tuple(positions), shapes) if positions else ()
 
 
 def take_stroke(class_index: int) -> None:
