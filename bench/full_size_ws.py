@@ -12,9 +12,13 @@ One server process (`streamlit run app.py`, a fresh graph store), one websocket 
    kept): its first view in a warm process, the case of a student who opens the page after
    another;
 4. the sentence the page shows under the chart ("fit in … ms on the GPU") as the device said, and
-   the times at which the first view's progress bar named its stages (graph, eigensolve, …).
+   the times at which the first view's progress bar named its stages (graph, eigensolve, …);
+5. a restart on the same machine (the graph and label cost in the store, CuPy's kernels compiled
+   on disk): a new server process whose first visitor comes at once, and one whose first visitor
+   comes after the process's warm-up line (`metriclab.warm_up`: a lecture's server started
+   before the class). The first process is opened after its warm-up line too, which is timed.
 
-    .venv/bin/python bench/full_size_ws.py [--moves 4] [--dataset mnist]
+    .venv/bin/python bench/full_size_ws.py [--moves 4] [--dataset mnist] [--no-restart]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from stream_client import StreamlitTab  # noqa: E402
 from metriclab.ui.dev.server import free_port, start_app, stop_app  # noqa: E402
 
 FIT_SENTENCE = re.compile(r"fit in [0-9,]+ ms( on the [A-Z]+)?")
+WARM_LINE = re.compile(r"metriclab: (warmed up \(.*\)|GPU warm-up failed .*)")
 
 
 def said(run) -> str:
@@ -72,28 +77,66 @@ async def session(base: str, query: dict, moves: int, label: str) -> None:
     await tab.close()
 
 
-async def main(dataset: str, moves: int) -> None:
+def warmed(proc, timeout: float = 180.0) -> str:
+    """Wait for the server's warm-up line (`metriclab.warm_up`) in its log; the line, or why not."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        log = Path(proc.log_path).read_text(errors="replace")
+        found = WARM_LINE.search(log)
+        if found:
+            return found.group(0)
+        time.sleep(0.1)
+    return f"no warm-up line within {timeout:.0f} s"
+
+
+def serve(port: int, env: dict, wait_warm: bool, label: str):
+    t0 = time.perf_counter()
+    proc = start_app(port, timeout=180, env=env)
+    print(f"{label}: server up in {time.perf_counter() - t0:.1f} s", flush=True)
+    if wait_warm:
+        line = warmed(proc)
+        print(f"  {line} ({time.perf_counter() - t0:.1f} s after start)", flush=True)
+    return proc
+
+
+def stop(proc) -> None:
+    stop_app(proc, keep_log=True)
+    log = Path(proc.log_path).read_text(errors="replace")
+    tail = "\n".join(line for line in log.splitlines()[-15:] if line.strip())
+    print("server log (tail):\n" + tail if "Traceback" in log else "server log: clean", flush=True)
+
+
+async def main(dataset: str, moves: int, restarts: bool) -> None:
     port = free_port()
+    query = {"ds": dataset, "method": "tdl"}
     with tempfile.TemporaryDirectory() as store:
         env = dict(os.environ, METRICLAB_GRAPH_CACHE=store)
-        t0 = time.perf_counter()
-        proc = start_app(port, timeout=180, env=env)
-        print(f"server up in {time.perf_counter() - t0:.1f} s", flush=True)
-        base = f"http://127.0.0.1:{port}"
+        proc = serve(port, env, True, "new process, empty graph store")
         try:
-            query = {"ds": dataset, "method": "tdl"}
-            await session(base, query, moves, "cold process, first session")
-            await session(base, {**query, "seed": "1"}, moves, "warm process, another split")
+            await session(f"http://127.0.0.1:{port}", query, moves, "cold process, first session")
+            await session(
+                f"http://127.0.0.1:{port}", {**query, "seed": "1"}, moves,
+                "warm process, another split",
+            )  # fmt: skip
         finally:
-            stop_app(proc, keep_log=True)
-            log = Path(proc.log_path).read_text(errors="replace")
-            tail = "\n".join(line for line in log.splitlines()[-15:] if line.strip())
-            print("server log (tail):\n" + tail if "Traceback" in log else "server log: clean")
+            stop(proc)
+        if not restarts:
+            return
+        # a restart on the same machine: graph and label cost in the store, CuPy's kernels on disk
+        for wait_warm, label in ((False, "visitor at once"), (True, "visitor after the warm-up")):
+            proc = serve(port, env, wait_warm, f"restarted process, stored graph, {label}")
+            try:
+                await session(f"http://127.0.0.1:{port}", query, 2, f"restart, {label}")
+            finally:
+                stop(proc)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="mnist")
     parser.add_argument("--moves", type=int, default=4)
+    parser.add_argument(
+        "--no-restart", action="store_true", help="skip the restarted processes on the same store"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.dataset, args.moves))
+    asyncio.run(main(args.dataset, args.moves, not args.no_restart))

@@ -101,7 +101,8 @@ def worker_command(
     port: int, address: str = "127.0.0.1", script: Path | None = None, env: dict | None = None
 ) -> list[str]:
     """`streamlit run` of the lab's app (`script`, default `resources.app_script()`) on
-    address:port, headless, with the project's Streamlit configuration as flags (usage statistics
+    address:port, through `metriclab.ui.shared.serve` (no request to another host; the process
+    warmed before its first visitor, `metriclab.warm_up`), headless, with the project's Streamlit configuration as flags (usage statistics
     off, no Deploy button, no garbage collection after each run: `resources.streamlit_options`),
     so a worker started from any folder, or from an installed wheel, is configured alike; an
     option set by a STREAMLIT_* variable of its environment (this process's plus `env`) is left to
@@ -114,7 +115,8 @@ def worker_command(
     ]  # fmt: skip
     script = resources.app_script() if script is None else script
     project = resources.streamlit_options(ours, {**os.environ, **(env or {})})
-    return [sys.executable, "-m", "streamlit", "run", str(script), *project, *ours]
+    serve = [sys.executable, "-m", "metriclab.ui.shared.serve"]
+    return [*serve, "run", str(script), *project, *ours]
 
 
 def class_environment(cache: str | None = None, scheduler: str | None = None) -> dict:

@@ -1,0 +1,79 @@
+"""A new server process made ready before its first visitor (`metriclab.warm_up`, issue 42)."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import metriclab.array_module as array_module
+import metriclab.graphs as graphs
+from metriclab import warm_up
+from metriclab.array_module import Backend, gpu_available
+from metriclab.deploy import worker_command
+from metriclab.methods.spectral import TDL
+
+
+@pytest.mark.parametrize(
+    ("value", "on"), [(None, True), ("1", True), ("0", False), ("off", False), (" No ", False)]
+)
+def test_the_variable_turns_the_warm_up_off(value, on):
+    environ = {} if value is None else {warm_up.ENV: value}
+    assert warm_up.enabled(environ) is on
+    if not on:
+        assert warm_up.start(environ) is None
+
+
+def test_a_warm_up_imports_the_first_views_modules_and_never_streamlit():
+    """In a fresh interpreter: after `start`, the modules are loaded, Streamlit is not (a cached
+    function imported before Streamlit's runtime would be bound outside it), and the thread says
+    it is done in one line."""
+    code = (
+        "import sys; from metriclab import warm_up\n"
+        "t = warm_up.start(environ={}, log=sys.stdout); t.join(120)\n"
+        "assert not t.is_alive()\n"
+        "missing = [m for m in warm_up.MODULES if m not in sys.modules]\n"
+        "assert not missing, missing\n"
+        "print('streamlit' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "False"
+    assert lines[0].startswith("metriclab: warmed up (imports ")
+
+
+def test_the_gpu_warm_up_runs_each_gpu_step_of_a_full_size_fit(monkeypatch):
+    """On a "GPU" that is NumPy: the neighbours of a query set (the label cost's, the 1-NN's), the
+    graph and the subspace eigensolve, each on the device."""
+    fake = Backend("gpu", np, scipy.sparse, np.asarray, np.asarray)
+    monkeypatch.setattr(array_module, "_gpu_backend", lambda: (fake, ""))
+    searched = []
+    real = graphs.brute_force_neighbors
+    monkeypatch.setattr(
+        graphs,
+        "brute_force_neighbors",
+        lambda *a, **kw: (
+            searched.append((kw.get("device"), kw.get("query") is not None)) or real(*a, **kw)
+        ),
+    )
+    fitted = []
+    real_fit = TDL.fit
+    monkeypatch.setattr(TDL, "fit", lambda self, *a, **kw: fitted.append(real_fit(self, *a, **kw)))
+    assert warm_up.gpu_kernels() > 0
+    assert searched == [("gpu", True), ("gpu", False)]  # the query set's, then the graph's
+    (model,) = fitted
+    assert model.device_ == "gpu" and model.eigen_solver_ == "subspace"
+
+
+def test_every_server_is_started_through_the_warming_launcher():
+    command = worker_command(8601)
+    assert command[1:5] == ["-m", "metriclab.ui.shared.serve", "run", command[4]]
+    assert command[4].endswith("app.py")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA device")
+def test_on_a_gpu_the_warm_up_runs_cupy():
+    assert warm_up.gpu_kernels() > 0
