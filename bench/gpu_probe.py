@@ -209,7 +209,97 @@ def lambda_part(device="gpu", n=None, vectors=60, neighbours=20, variants=VARIAN
                   f"{est.eigen_solver_}, residual {est.eigen_residual_:.0e})", flush=True)  # fmt: skip
 
 
+def warm_up_part():
+    """After `metriclab.warm_up.gpu_kernels` (run with ~/.cupy/kernel_cache emptied, as on a fresh
+    machine): the app's first MNIST view's GPU steps, each timed, with the kernels CuPy still had
+    to compile in it (names from the source NVRTC was given)."""
+    import re
+
+    import cupy.cuda.compiler as compiler
+
+    from metriclab import warm_up
+    from metriclab.evaluation import knn_accuracy
+
+    compiled = []  # each module CuPy builds or loads from its disk cache, in this process
+
+    def recording(real):
+        def record(source, *args, **kwargs):
+            names = re.findall(r"__global__\s+void\s+(\w+)", str(source))
+            compiled.append(",".join(names)[:80] or str(source)[:60].replace("\n", " "))
+            return real(source, *args, **kwargs)
+
+        return record
+
+    for name in ("compile_using_nvrtc", "_compile_module_with_cache", "compile_with_cache"):
+        if hasattr(compiler, name):
+            setattr(compiler, name, recording(getattr(compiler, name)))
+    sync = _sync("gpu")
+
+    def step(name, run):
+        compiled.clear()
+        started = time.perf_counter()
+        run()
+        sync()
+        print(f"{name}: {time.perf_counter() - started:.2f} s, {len(compiled)} kernels compiled or loaded"
+              + (f": {'; '.join(compiled)}" if compiled else ""), flush=True)  # fmt: skip
+
+    step("warm_up.gpu_kernels", warm_up.gpu_kernels)
+    digits = load("mnist")
+    X, y = digits.X, digits.y
+    labels = partial_labels(y, labeled_mask(y, fraction=0.1, seed=0))  # the app's 10 %
+    for name, est in (
+        ("TDL, the app's defaults", TDL(n_components=2, n_neighbors=10, k=5, device="gpu")),
+        ("TDL again (all compiled)", TDL(n_components=2, n_neighbors=10, k=5, device="gpu")),
+        ("Laplacian Eigenmaps", LaplacianEigenmaps(n_components=2, n_neighbors=10, device="gpu")),
+    ):
+        step(name, lambda est=est: est.fit(X, labels))
+        timings = getattr(est, "timings_", {})
+        print("  parts: " + ", ".join(f"{k} {v:.3f}" for k, v in timings.items()), flush=True)
+    known = labels >= 0
+    step("Euclidean 1-NN", lambda: knn_accuracy(X[known], y[known], X[~known], y[~known], 1, "gpu"))
+
+
+def graph_selection_part(repeats: int = 3):
+    """All of MNIST's 10-NN graph on the GPU by `brute_force_neighbors`: the selection by PyTorch's
+    topk (`graphs.torch_topk`) against CuPy's argpartition, each run once first, then timed
+    `repeats` times (synchronised); the two graphs' neighbour sets compared."""
+    import metriclab.graphs as graphs
+
+    X = load("mnist").X
+    sync = _sync("gpu")
+    found = {}
+    for name, topk in (("torch topk", graphs.torch_topk()), ("cupy argpartition", None)):
+        if name == "torch topk" and topk is None:
+            print("torch topk: PyTorch with CUDA not importable", flush=True)
+            continue
+        real = graphs.torch_topk
+        graphs.torch_topk = lambda topk=topk: topk
+        try:
+            found[name] = brute_force_neighbors(X, 11, device="gpu")
+            times = []
+            for _ in range(repeats):
+                started = time.perf_counter()
+                brute_force_neighbors(X, 11, device="gpu")
+                sync()
+                times.append(time.perf_counter() - started)
+        finally:
+            graphs.torch_topk = real
+        print(f"{name}: 11-NN of 70,000 digits {min(times):.3f} s (of {repeats}: "
+              f"{', '.join(f'{x:.3f}' for x in times)})", flush=True)  # fmt: skip
+    if len(found) == 2:
+        (d1, i1), (d2, i2) = found.values()
+        same = np.mean([len(set(a) & set(b)) / len(a) for a, b in zip(i1, i2, strict=True)])
+        print(f"same neighbour sets: {same:.6f}; max distance difference "
+              f"{np.abs(d1 - d2).max():.1e}", flush=True)  # fmt: skip
+
+
 def main():
+    if "--graph" in sys.argv:
+        graph_selection_part()
+        return
+    if "--warm-up" in sys.argv:
+        warm_up_part()
+        return
     if "--lambda-move" in sys.argv:
         cpu = "--cpu" in sys.argv  # a dry run on a machine without a GPU (5,000 digits)
         if cpu:

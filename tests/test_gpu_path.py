@@ -509,3 +509,49 @@ def test_knn_accuracy_on_the_gpu_backend_equals_scikit_learn_s(k, monkeypatch):
     assert searched == ["gpu"] and forced == expected
     knn_accuracy(X[:1000], y[:1000], X[1000:], y[1000:], k=k)  # "auto": too small for the GPU
     assert searched == ["gpu"]
+
+
+# --------------------------------------------------------------------------------------------
+# the selection of the k smallest distances (argpartition, or PyTorch's topk on a GPU)
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_k_smallest_columns_are_argpartition_s_and_all_columns_sorted_past_the_width():
+    rng = np.random.default_rng(0)
+    squared = rng.random((30, 50))
+    want = np.sort(np.argsort(squared, axis=1)[:, :7], axis=1)
+    np.testing.assert_array_equal(np.sort(graphs.smallest_columns(squared, 7), axis=1), want)
+    np.testing.assert_array_equal(graphs.smallest_columns(squared, 50), np.argsort(squared, axis=1))
+
+
+def test_on_the_gpu_the_selection_is_torch_s_topk_where_there_is_one(monkeypatch):
+    """A GPU backend takes `torch_topk` when it returns one (here a NumPy stand-in); the graph is
+    the same exact graph."""
+    _numpy_gpu(monkeypatch)
+    calls = []
+
+    def topk(squared, k):
+        calls.append(k)
+        return np.argsort(squared, axis=1, kind="stable")[:, :k][:, ::-1]  # any order will do
+
+    monkeypatch.setattr(graphs, "torch_topk", lambda: topk)
+    X, _ = _clusters(300)
+    got_d, got_i = brute_force_neighbors(X, 6, device="gpu")
+    want_d, want_i = brute_force_neighbors(X, 6, device="cpu")
+    assert calls and set(calls) == {6}
+    np.testing.assert_array_equal(got_i, want_i)
+    np.testing.assert_allclose(got_d, want_d, rtol=0, atol=1e-12)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_torch_topk_on_cupy_blocks_selects_argpartition_s_columns():
+    import cupy
+
+    topk = graphs.torch_topk()
+    if topk is None:
+        pytest.skip("PyTorch with CUDA is not importable")
+    squared = cupy.asarray(np.random.default_rng(0).random((200, 5000)))
+    got = np.sort(cupy.asnumpy(topk(squared, 11)), axis=1)
+    want = np.sort(cupy.asnumpy(cupy.argpartition(squared, 10, axis=1)[:, :11]), axis=1)
+    np.testing.assert_array_equal(got, want)

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse
 
 import metriclab.array_module as array_module
+import metriclab.evaluation.scoring as scoring
 import metriclab.graphs as graphs
 from metriclab import warm_up
 from metriclab.array_module import Backend, gpu_available
@@ -45,24 +46,25 @@ def test_a_warm_up_imports_the_first_views_modules_and_never_streamlit():
 
 
 def test_the_gpu_warm_up_runs_each_gpu_step_of_a_full_size_fit(monkeypatch):
-    """On a "GPU" that is NumPy: the neighbours of a query set (the label cost's, the 1-NN's), the
-    graph and the subspace eigensolve, each on the device."""
+    """On a "GPU" that is NumPy: the neighbours of a query set (the label cost's), the 1-NN score,
+    the graph and the subspace eigensolve, each on the device."""
     fake = Backend("gpu", np, scipy.sparse, np.asarray, np.asarray)
     monkeypatch.setattr(array_module, "_gpu_backend", lambda: (fake, ""))
     searched = []
     real = graphs.brute_force_neighbors
-    monkeypatch.setattr(
-        graphs,
-        "brute_force_neighbors",
-        lambda *a, **kw: (
-            searched.append((kw.get("device"), kw.get("query") is not None)) or real(*a, **kw)
-        ),
-    )
+
+    def recorded(*args, **kwargs):
+        searched.append((kwargs.get("device"), kwargs.get("query") is not None))
+        return real(*args, **kwargs)
+
+    for module in (graphs, scoring):
+        monkeypatch.setattr(module, "brute_force_neighbors", recorded)
     fitted = []
     real_fit = TDL.fit
     monkeypatch.setattr(TDL, "fit", lambda self, *a, **kw: fitted.append(real_fit(self, *a, **kw)))
-    assert warm_up.gpu_kernels() > 0
-    assert searched == [("gpu", True), ("gpu", False)]  # the query set's, then the graph's
+    assert warm_up.gpu_kernels(points=600) > 0
+    # the label cost's query set, the 1-NN score's, then the graph
+    assert searched == [("gpu", True), ("gpu", True), ("gpu", False)]
     (model,) = fitted
     assert model.device_ == "gpu" and model.eigen_solver_ == "subspace"
 
