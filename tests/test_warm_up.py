@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse
 
 import metriclab.array_module as array_module
+import metriclab.eigen as eigen
 import metriclab.evaluation.scoring as scoring
 import metriclab.graphs as graphs
 from metriclab import warm_up
@@ -59,6 +60,14 @@ def test_the_gpu_warm_up_runs_each_gpu_step_of_a_full_size_fit(monkeypatch):
 
     for module in (graphs, scoring):
         monkeypatch.setattr(module, "brute_force_neighbors", recorded)
+    solves = []
+    real_solve = eigen.smallest_eigenpairs
+
+    def solve(*args, **kwargs):
+        solves.append((kwargs.get("device"), kwargs.get("start") is not None))
+        return real_solve(*args, **kwargs)
+
+    monkeypatch.setattr(eigen, "smallest_eigenpairs", solve)
     fitted = []
     real_fit = TDL.fit
     monkeypatch.setattr(TDL, "fit", lambda self, *a, **kw: fitted.append(real_fit(self, *a, **kw)))
@@ -67,6 +76,8 @@ def test_the_gpu_warm_up_runs_each_gpu_step_of_a_full_size_fit(monkeypatch):
     assert searched == [("gpu", True), ("gpu", True), ("gpu", False)]
     (model,) = fitted
     assert model.device_ == "gpu" and model.eigen_solver_ == "subspace"
+    assert solves == [("gpu", True)]  # a λ move's warm-started solve (the fit's own is imported
+    # into spectral by name)
 
 
 def test_every_server_is_started_through_the_warming_launcher():
