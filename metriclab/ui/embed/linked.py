@@ -311,6 +311,10 @@ class Panel:
         """The points drawn on the frame's edge instead of where they lie."""
         return np.any(self.shown != self.coords, axis=1)
 
+    def hidden(self, y: np.ndarray) -> np.ndarray:
+        """Which of its points are of a class not drawn (`hidden_classes`), `y` the data set's."""
+        return np.isin(y[self.index], self.hidden_classes)
+
 
 def framed(coords: np.ndarray, aspect: float = plots.AREA_ASPECT["two columns"]) -> tuple:
     """(where each point is drawn, the axis ranges): the bulk framed, and where a coordinate is
@@ -605,7 +609,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
         lines.append("Not aligned: view 1 draws another number of coordinates.")
     if result.Z.shape[1] > 2:
         lines.append(f"Its first 2 of {result.Z.shape[1]} coordinates are drawn.")
-    edge = int((panel.at_edge & ~np.isin(ds.y, panel.hidden_classes)).sum())  # drawn ones
+    edge = int((panel.at_edge & ~panel.hidden(ds.y)).sum())  # drawn ones
     if edge:
         lines.append(
             f"{edge} point(s) carry a coordinate (a localised eigenvector): drawn on the frame's "
@@ -755,7 +759,7 @@ def _draw_panel(
     panel_extras(panel)
     names = [str(t) for t in ds.target_names]
     selected = selection.indices
-    hidden = panel.index[np.isin(ds.y, panel.hidden_classes)]  # their points: not drawn
+    hidden = panel.index[panel.hidden(ds.y)]  # their points: not drawn
     drawn = np.setdiff1d(selected, hidden)
     shown = highlight(panel, drawn, names, ds.y) if selected.size else None
     hide_points(panel.figure, hidden, panel.hidden_classes)
