@@ -28,8 +28,13 @@ HOSTS ?=
 class: setup
 	$(PY) -m metriclab.deploy --workers $(WORKERS) --port $(PORT) $(if $(HOSTS),--hosts $(HOSTS))
 
+# two worker processes, a whole test file to each at a time (a file's browser tests share its server
+# and its browser); TEST_WORKERS=0 runs the suite in this one process
+TEST_WORKERS ?= 2
+TEST_PARALLEL = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_PARALLEL)
 
 # The oldest end of the pinned range (pyproject.toml; ui/shared/streamlit_private.py says why the
 # range matters): a second venv with the oldest Streamlit and scikit-learn allowed, on the tests
@@ -51,7 +56,7 @@ $(OLDEST)/.installed: pyproject.toml
 OLDEST_SKIP := not (keeps_valid_values_and_announces or image_methods_are_offered_only)
 
 test-oldest: $(OLDEST)/.installed
-	$(OLDEST)/bin/python -m pytest $(OLDEST_TESTS) -k "$(OLDEST_SKIP)"
+	$(OLDEST)/bin/python -m pytest $(TEST_PARALLEL) $(OLDEST_TESTS) -k "$(OLDEST_SKIP)"
 
 lint: setup
 	$(VENV)/bin/ruff check metriclab pages tests bench tools app.py examples docs/source setup.py
