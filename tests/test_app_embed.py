@@ -301,3 +301,12 @@ def test_a_link_s_points_used_is_read_as_a_number_or_all(text, expected):
     assert not at.exception
     assert at.session_state["cap"] == expected
     assert not [w for w in at.warning if "Points used" in w.value]
+
+
+def test_a_tie_with_the_reference_shows_no_arrow_of_a_gain():
+    """TDL and Laplacian Eigenmaps both score 1.000 on the two moons: the tile's difference is
+    "±0.000", not a green "+0.000"."""
+    at = run({"ds": "two_moons", "method": "tdl"})
+    assert_clean(at)
+    assert at.metric[0].value == at.metric[1].value == "1.000"
+    assert at.metric[0].delta == "±0.000"

@@ -89,3 +89,13 @@ def test_the_dissimilarity_parameters_are_closed_on_a_projector_and_open_otherwi
         assert not at.exception, [e.message for e in at.exception]
         (grid,) = [e for e in at.expander if e.label.endswith("parameters")]
         assert grid.proto.expanded is expanded
+
+
+def test_a_score_difference_that_rounds_to_zero_claims_no_gain():
+    assert presentation.score_difference(None) == {"delta": None}
+    assert presentation.score_difference(0.0125) == {"delta": "+0.013"}  # (rounds half to even)
+    assert presentation.score_difference(-0.02) == {"delta": "-0.020"}
+    for tiny in (0.0, 0.0004, -0.0004):
+        shown = presentation.score_difference(tiny)
+        assert shown["delta"] == "±0.000" and shown["delta_color"] == "off"
+        assert shown.get("delta_arrow", "off") == "off"  # no arrow where Streamlit allows

@@ -584,9 +584,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
         right.metric(
             HELD_OUT_LABEL,
             new_points._shown(scores.held_out),
-            delta=None
-            if scores.held_out is None or scores.transductive is None
-            else f"{scores.held_out - scores.transductive:+.3f}",
+            **presentation.score_difference(new_points.score_gap(scores)),
             help="the held-out points placed by the out-of-sample map, against the labelled "
             "points; the arrow: minus the other unlabelled points' score on the same fit",
         )

@@ -102,7 +102,9 @@ def show_scores(
     cols[0].metric(
         f"{name} accuracy" if result.Z is not None else "accuracy",
         f"{result.accuracy:.3f}",
-        delta=None if first is None else f"{result.accuracy - first[1].accuracy:+.3f}",
+        **presentation.score_difference(
+            None if first is None else result.accuracy - first[1].accuracy
+        ),
         help=spec.label if first is None else f"{spec.label}; the arrow: minus {first[0]}",
     )
     for col, (label, fitted) in zip(cols[1:], fitted_references, strict=False):

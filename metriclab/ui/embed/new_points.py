@@ -40,7 +40,7 @@ from metriclab.evaluation.held_out import (
 from metriclab.plots.base import class_color
 from metriclab.preprocess import make_scaler, scaler_fit_rows
 from metriclab.ui.embed import overlays
-from metriclab.ui.shared import downloads, full_size, memo
+from metriclab.ui.shared import downloads, full_size, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.fit_request import TEST_KEY, DataRef, FitRequest
 from metriclab.ui.shared.state import Rule, seed_widget
@@ -260,6 +260,13 @@ def _shown(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def score_gap(scores) -> float | None:
+    """The held-out points' score minus the transductive one (None where either is missing)."""
+    if scores.held_out is None or scores.transductive is None:
+        return None
+    return scores.held_out - scores.transductive
+
+
 def show_held_out_scores(request: FitRequest, test: float, seed: int = 0) -> None:
     """The accuracy on the held-out points beside the transductive one, as two tiles and a line."""
     scores = held_out_scores(request, test, seed)
@@ -268,9 +275,7 @@ def show_held_out_scores(request: FitRequest, test: float, seed: int = 0) -> Non
     left.metric(
         "1-NN on held-out (mapped)",
         _shown(scores.held_out),
-        delta=None
-        if scores.held_out is None or scores.transductive is None
-        else f"{scores.held_out - scores.transductive:+.3f}",
+        **presentation.score_difference(score_gap(scores)),
         help="the held-out points placed by the out-of-sample map; the arrow: minus the "
         "transductive score beside it",
     )
