@@ -183,12 +183,10 @@ def torch_topk():
     try:
         import cupy
         import torch
-    except ImportError:
-        return None
-    try:
+
         if not torch.cuda.is_available():
             return None
-    except Exception:  # a CUDA set-up PyTorch cannot use
+    except Exception:  # absent, or built for a CUDA set-up this machine does not have (OSError)
         return None
 
     def topk(squared, k: int):

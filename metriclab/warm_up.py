@@ -113,7 +113,11 @@ def start(environ=None, log=sys.stderr) -> threading.Thread | None:
         return None
     imported = import_modules()
     started = time.perf_counter()
-    gpu = import_gpu_modules()
+    try:
+        gpu = import_gpu_modules()
+    except Exception as exc:  # a broken CUDA set-up shows in the first fit, with its reason
+        print(f"metriclab: GPU warm-up failed ({type(exc).__name__}: {exc})", file=log)
+        gpu = False
     imported += time.perf_counter() - started
 
     def run() -> None:

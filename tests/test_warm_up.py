@@ -90,3 +90,23 @@ def test_every_server_is_started_through_the_warming_launcher():
 @pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA device")
 def test_on_a_gpu_the_warm_up_runs_cupy():
     assert warm_up.gpu_kernels() > 0
+
+
+def test_a_broken_gpu_set_up_never_stops_the_server(monkeypatch):
+    """CuPy or PyTorch failing at import (a library built for another CUDA): one line says why,
+    and the warm-up goes on without the GPU."""
+    import io
+
+    def broken():
+        raise OSError("libcudnn.so.9: cannot open shared object file")
+
+    monkeypatch.setattr(warm_up, "import_modules", lambda: 0.0)
+    monkeypatch.setattr(warm_up, "import_gpu_modules", broken)
+    monkeypatch.setattr(warm_up, "gpu_kernels", lambda: pytest.fail("no GPU warm-up without one"))
+    log = io.StringIO()
+    thread = warm_up.start(environ={}, log=log)
+    thread.join(30)
+    lines = log.getvalue().splitlines()
+    reason = "OSError: libcudnn.so.9: cannot open shared object file"
+    assert lines[0] == f"metriclab: GPU warm-up failed ({reason})"
+    assert lines[1] == "metriclab: warmed up (imports 0.0 s)"
