@@ -80,3 +80,19 @@ def wait_idle(page, settle_ms: int = 400, timeout_ms: int = 300_000) -> None:
         page.wait_for_timeout(settle_ms)
         if page.evaluate(IDLE_JS):
             return
+
+
+def click_until(page, target, done_js: str, tries: int = 3, each_ms: int = 20_000) -> None:
+    """Click `target` (a Playwright locator) until `done_js` holds, at most `tries` times: on a busy
+    machine a click that lands while a rerun redraws its button is lost (CI with two test
+    processes: a preset's click never reached the server in 60 s). Only for a button whose action
+    is the same when pressed twice."""
+    for attempt in range(tries):
+        wait_idle(page)
+        target.click()
+        try:
+            page.wait_for_function(done_js, timeout=each_ms)
+            return
+        except Exception:  # playwright's TimeoutError
+            if attempt == tries - 1:
+                raise
