@@ -105,6 +105,10 @@ def import_gpu_modules() -> bool:
     return True
 
 
+def said_failed(exc: Exception, log) -> None:
+    print(f"metriclab: GPU warm-up failed ({type(exc).__name__}: {exc})", file=log, flush=True)
+
+
 def start(environ=None, log=sys.stderr) -> threading.Thread | None:
     """Import the modules now (the GPU's too, where there is one) and warm the GPU's kernels in a
     daemon thread (one line to `log` when done, or why it failed: a warm-up never stops the
@@ -116,15 +120,15 @@ def start(environ=None, log=sys.stderr) -> threading.Thread | None:
     try:
         gpu = import_gpu_modules()
     except Exception as exc:  # a broken CUDA set-up shows in the first fit, with its reason
-        print(f"metriclab: GPU warm-up failed ({type(exc).__name__}: {exc})", file=log)
+        said_failed(exc, log)
         gpu = False
     imported += time.perf_counter() - started
 
     def run() -> None:
         try:
             kernels = gpu_kernels() if gpu else None
-        except Exception as exc:  # a broken CUDA set-up shows in the first fit, with its reason
-            print(f"metriclab: GPU warm-up failed ({type(exc).__name__}: {exc})", file=log)
+        except Exception as exc:  # as above
+            said_failed(exc, log)
             return
         on_gpu = f", GPU kernels {kernels:.1f} s" if kernels is not None else ""
         print(f"metriclab: warmed up (imports {imported:.1f} s{on_gpu})", file=log, flush=True)
