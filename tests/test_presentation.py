@@ -97,5 +97,4 @@ def test_a_score_difference_that_rounds_to_zero_claims_no_gain():
     assert presentation.score_difference(-0.02) == {"delta": "-0.020"}
     for tiny in (0.0, 0.0004, -0.0004):
         shown = presentation.score_difference(tiny)
-        assert shown["delta"] == "±0.000" and shown["delta_color"] == "off"
-        assert shown.get("delta_arrow", "off") == "off"  # no arrow where Streamlit allows
+        assert shown == {"delta": "±0.000", "delta_color": "off", "delta_arrow": "off"}

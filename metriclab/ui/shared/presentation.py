@@ -9,8 +9,6 @@ top right corner is the way back (the sidebar, and the toggle in it, are hidden 
 
 from __future__ import annotations
 
-import inspect
-
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -54,24 +52,17 @@ def count_pair(first: int, second: int) -> str:
     return pair if len(pair) <= 8 else pair.replace(" / ", "/")
 
 
-# Streamlit draws a tile's delta arrow optionally from 1.5x on (`delta_arrow`); the oldest pinned
-# version draws one always
-_OPTIONAL_ARROW = "delta_arrow" in inspect.signature(st.metric).parameters
-
-
 def score_difference(difference: float | None) -> dict:
     """A metric tile's delta for a difference of two scores, as `st.metric`'s keyword arguments:
     "+0.012" (an arrow up, green), "-0.012" (down, red), and one that rounds to zero "±0.000",
-    grey and without an arrow where Streamlit allows (a "+0.000" drew a green arrow up: a gain
-    there is none). None: no delta."""
+    grey and without an arrow (a "+0.000" drew a green arrow up: a gain there is none). None: no
+    delta."""
     if difference is None:
         return {"delta": None}
     shown = f"{difference:+.3f}"
     if float(shown) != 0.0:
         return {"delta": shown}
-    return {"delta": "±0.000", "delta_color": "off"} | (
-        {"delta_arrow": "off"} if _OPTIONAL_ARROW else {}
-    )
+    return {"delta": "±0.000", "delta_color": "off", "delta_arrow": "off"}
 
 
 def active() -> bool:
