@@ -102,11 +102,11 @@ def worker_command(
 ) -> list[str]:
     """`streamlit run` of the lab's app (`script`, default `resources.app_script()`) on
     address:port, through `metriclab.ui.shared.serve` (no request to another host; the process
-    warmed before its first visitor, `metriclab.warm_up`), headless, with the project's Streamlit configuration as flags (usage statistics
-    off, no Deploy button, no garbage collection after each run: `resources.streamlit_options`),
-    so a worker started from any folder, or from an installed wheel, is configured alike; an
-    option set by a STREAMLIT_* variable of its environment (this process's plus `env`) is left to
-    that variable. The one launcher of the lab's server: the class's workers, the tests' and the
+    warmed before its first visitor, `metriclab.warm_up`), headless, with the project's Streamlit
+    configuration as flags (usage statistics off, no Deploy button, no garbage collection after
+    each run: `resources.streamlit_options`), so a worker started from any folder, or from an
+    installed wheel, is configured alike; an option set by a STREAMLIT_* variable of its
+    environment (this process's plus `env`) is left to that variable. The one launcher of the lab's server: the class's workers, the tests' and the
     benches' servers."""
     ours = [
         "--server.headless", "true", "--server.address", address, "--server.port", str(port),
@@ -115,8 +115,7 @@ def worker_command(
     ]  # fmt: skip
     script = resources.app_script() if script is None else script
     project = resources.streamlit_options(ours, {**os.environ, **(env or {})})
-    serve = [sys.executable, "-m", "metriclab.ui.shared.serve"]
-    return [*serve, "run", str(script), *project, *ours]
+    return [sys.executable, "-m", "metriclab.ui.shared.serve", "run", str(script), *project, *ours]
 
 
 def class_environment(cache: str | None = None, scheduler: str | None = None) -> dict:

@@ -87,12 +87,14 @@ def click_until(page, target, done_js: str, tries: int = 3, each_ms: int = 20_00
     machine a click that lands while a rerun redraws its button is lost (CI with two test
     processes: a preset's click never reached the server in 60 s). Only for a button whose action
     is the same when pressed twice."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     for attempt in range(tries):
         wait_idle(page)
         target.click()
         try:
             page.wait_for_function(done_js, timeout=each_ms)
             return
-        except Exception:  # playwright's TimeoutError
+        except PlaywrightTimeout:
             if attempt == tries - 1:
                 raise
