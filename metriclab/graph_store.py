@@ -287,19 +287,31 @@ FACTS_KEPT = 32  # per array (a label digest per split)
 
 
 def is_frozen(X) -> bool:
-    """Whether X is a NumPy array that owns its memory and is read-only: its content cannot
-    change (`array_fact` keeps facts about it)."""
-    return isinstance(X, np.ndarray) and not X.flags.writeable and X.flags.owndata
+    """Whether the content of X cannot change, so that `array_fact` may keep facts about it: a
+    read-only NumPy array whose memory is its own or another read-only array's, or a file mapped
+    read-only (the store's arrays, `np.load(mmap_mode="r")`: its files are replaced, never
+    rewritten); or a CSR matrix whose three arrays are (a graph read from the store)."""
+    if sp.issparse(X):
+        return X.format == "csr" and all(is_frozen(a) for a in (X.data, X.indices, X.indptr))
+    base = X
+    while isinstance(base, np.ndarray) and not base.flags.writeable:
+        if base.flags.owndata or (isinstance(base, np.memmap) and base.mode == "r"):
+            return True
+        base = base.base
+    return False
 
 
 def array_fact(X, name, compute):
-    """`compute()`, a fact about the content of array `X` (a digest of some of its rows, that it is
-    finite), kept while X lives when X cannot change: a NumPy array that owns its memory and is
-    read-only (the app's data sets, `metriclab.ui.shared.session_data`); computed every time for
-    any other array. A λ move refits on the same data, and hashing MNIST's labelled rows (22 ms)
-    or checking its 55 million values finite (20 ms) is then work done again."""
+    """`compute()`, a fact about the content of `X` (a digest of some of its rows, that it is
+    finite, a graph's components), kept while X lives when X cannot change (`is_frozen`: the app's
+    data sets, `metriclab.ui.shared.session_data`, and the graphs of the store); computed every
+    time for anything else. A λ move refits on the same data and graph, and hashing MNIST's
+    labelled rows (22 ms), checking its 55 million values finite (20 ms) or finding its graph's
+    pieces (50 ms) is then work done again."""
     if not is_frozen(X):
         return compute()
+    if sp.issparse(X):  # the same matrix object, with the same arrays
+        name = (name, id(X.data), id(X.indices), id(X.indptr))
     key = id(X)
     with _facts_lock:
         entry = _facts.get(key)

@@ -227,15 +227,53 @@ def test_facts_are_kept_for_a_read_only_array_only_while_it_lives():
     X = _frozen(np.arange(12.0).reshape(4, 3))
     assert graph_store.array_fact(X, "n", fact) == graph_store.array_fact(X, "n", fact) == 1
     writable = np.arange(12.0).reshape(4, 3)
-    view = X[1:]  # read-only, but a view: its owner's content decides
+    view = X[1:]  # a view: its owner's content decides (read-only here)
     assert graph_store.array_fact(writable, "n", fact) == 2
     assert graph_store.array_fact(writable, "n", fact) == 3
-    assert graph_store.array_fact(view, "n", fact) == 4
+    assert graph_store.array_fact(view, "n", fact) == graph_store.array_fact(view, "n", fact) == 4
     assert graph_store.array_fact(X, "other", fact) == 5  # one fact per name
+    shut = writable[1:]
+    shut.flags.writeable = False  # a read-only view of an array that can still change
+    assert graph_store.array_fact(shut, "n", fact) == 6
+    assert graph_store.array_fact(shut, "n", fact) == 7
     key = id(X)
     del X, view
     gc.collect()
     assert key not in graph_store._facts
+
+
+def test_a_stored_graph_is_frozen_and_its_pieces_are_found_once_over_lambda_moves(
+    tmp_path, monkeypatch
+):
+    """The store's graph (memory-mapped read-only) keeps the facts about it: TDL keeps that very
+    matrix as `affinity_`, so the page's graph check over a λ move does not look for the graph's
+    pieces and cut-off points again (50 ms on MNIST's graph); an in-memory graph is checked every
+    time, and a CSR matrix whose arrays can change is not frozen."""
+    from metriclab.ui.shared import compute
+
+    X, y = _points(300)
+    labels = np.where(np.arange(300) % 4 == 0, y, -1)
+    store = graph_store.ArrayStore(tmp_path)
+    shared = graph_store.shared_graph(X, 8, None, store=store)
+    W = shared[0]
+    assert graph_store.is_frozen(W) and not graph_store.is_frozen(W.copy())
+    assert graph_store.is_frozen(W.data) and not graph_store.is_frozen(sp.csr_matrix(W.toarray()))
+    calls = []
+    real = compute.unlinked_points
+    monkeypatch.setattr(compute, "unlinked_points", lambda M: calls.append(1) or real(M))
+    checks = []
+    for lam in (1.0, 10.0, 100.0):
+        fitted = TDL(lam=lam, n_neighbors=8, k=3).fit(X, labels, graph=shared)
+        assert fitted.affinity_ is W
+        checks.append(compute.graph_check(fitted))
+    assert len(calls) == 1 and checks[0] == checks[1] == checks[2]
+    assert (checks[0].unlinked, checks[0].pieces) == real(W)
+    assert checks[0].cut_off == compute.cut_off_points(W)
+    alone = TDL(lam=1.0, n_neighbors=8, k=3).fit(X, labels)  # its own graph, in memory
+    compute.graph_check(alone)
+    compute.graph_check(alone)
+    assert len(calls) == 3
+    graph_store.clear_memory()
 
 
 def test_labels_digest_is_kept_and_still_tells_label_sets_and_rows_apart(monkeypatch):

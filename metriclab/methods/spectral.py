@@ -460,7 +460,8 @@ class _GraphSpectralEmbedding(TransformerMixin, BaseEstimator):
         self.eigenvalues_ = values
         self.eigen_solver_, self.eigen_residual_ = eigen.solver, eigen.residual
         self.embedding_ = scale[:, None] * Y if self.laplacian == "random_walk" else Y
-        self.affinity_ = sp.csr_matrix(W)
+        # a stored graph as it is (no new matrix object), so facts about it are kept (array_fact)
+        self.affinity_ = W if shared is not None and sp.isspmatrix_csr(W) else sp.csr_matrix(W)
         self.cost_ = C
         self.degrees_ = d
         self.lam_ = lam

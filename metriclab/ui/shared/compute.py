@@ -14,6 +14,7 @@ from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample_indices  # noqa: F401  (the pages' name)
 from metriclab.eigen import DENSE_MAX_POINTS
 from metriclab.evaluation import SplitRequest, estimator_params, fit_split, labeled_mask
+from metriclab.graph_store import array_fact
 from metriclab.graphs import CUT_OFF, cut_off_points, unlinked_points
 from metriclab.positions import COLLAPSED_SHARE, collapsed, distinct_positions
 from metriclab.preprocess import scale_features
@@ -124,7 +125,7 @@ def graph_check(estimator) -> GraphCheck | None:
     width = getattr(estimator, "width_", None)
     if W is None or width is None:
         return None
-    unlinked, pieces = unlinked_points(W)
+    unlinked, pieces = graph_pieces(W)
     return GraphCheck(
         kind=str(getattr(estimator, "graph", "knn")),
         n_neighbors=int(getattr(estimator, "n_neighbors_", 0) or 0),
@@ -132,8 +133,18 @@ def graph_check(estimator) -> GraphCheck | None:
         auto_width=getattr(estimator, "width", None) is None,
         unlinked=unlinked,
         pieces=pieces,
-        cut_off=cut_off_points(W),
+        cut_off=graph_cut_off(W),
     )
+
+
+def graph_pieces(W) -> tuple[int, int]:
+    """`unlinked_points(W)`, kept with a stored graph (`array_fact`): a λ move keeps the graph."""
+    return array_fact(W, "unlinked points", lambda: unlinked_points(W))
+
+
+def graph_cut_off(W) -> int:
+    """`cut_off_points(W)`, kept with a stored graph (`array_fact`)."""
+    return array_fact(W, "cut-off points", lambda: cut_off_points(W))
 
 
 def graph_cause(check: GraphCheck | None, label: str) -> str | None:

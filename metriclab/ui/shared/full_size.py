@@ -33,7 +33,7 @@ from metriclab.cluster import configured_scheduler
 from metriclab.datasets import Dataset
 from metriclab.datasets.sampling import subsample, subsample_indices
 from metriclab.evaluation import SplitRequest, fit_split, knn_accuracy
-from metriclab.graphs import CUT_OFF, build_graph, cut_off_points, unlinked_points
+from metriclab.graphs import CUT_OFF, build_graph
 from metriclab.preprocess import scale_features
 from metriclab.ui.shared import compute, heavy
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
@@ -113,10 +113,10 @@ def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int, n_neigh
     points' indicators, at eigenvalues near 0 that Lanczos separates only after minutes (bench/
     README.md): a reason and the remedy for it instead (more neighbours for a graph in pieces,
     another scaling or width for edges that underflow)."""
-    cut = cut_off_points(W)
+    cut = compute.graph_cut_off(W)  # kept with the stored graph: LE again on it pays nothing
     if not cut:
         return
-    unlinked, pieces = unlinked_points(W)
+    unlinked, pieces = compute.graph_pieces(W)
     single_out = (
         "The smallest eigenvectors would only single those points out, after minutes of "
         "eigensolving: "
