@@ -18,7 +18,12 @@ One server process (`streamlit run app.py`, a fresh graph store), one websocket 
    comes after the process's warm-up line (`metriclab.warm_up`: a lecture's server started
    before the class). The first process is opened after its warm-up line too, which is timed.
 
+`--profile FILE`: py-spy (on the PATH) samples the server during the first session's λ moves; its
+raw stacks go to FILE, and the script thread's time per move is summed by the page's steps, the
+estimator's fit apart from the host work around it (what a λ move spends besides the fit).
+
     .venv/bin/python bench/full_size_ws.py [--moves 4] [--dataset mnist] [--no-restart]
+        [--profile stacks.txt]
 """
 
 from __future__ import annotations
@@ -27,9 +32,13 @@ import argparse
 import asyncio
 import os
 import re
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,7 +59,51 @@ def said(run) -> str:
     return next((m.group(0) for m in found if m), "")
 
 
-async def session(base: str, query: dict, moves: int, label: str) -> None:
+PROFILE_RATE = 100  # samples a second
+
+
+def start_profile(pid: int, path: str) -> subprocess.Popen:
+    """py-spy recording process `pid` into `path` (raw stacks) until `stop_profile`."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("--profile needs py-spy on the PATH (pip install py-spy)")
+    command = [spy, "record", "-p", str(pid), "-r", str(PROFILE_RATE), "-f", "raw", "-o", path]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(spy: subprocess.Popen, path: str, moves: int) -> None:
+    spy.send_signal(signal.SIGINT)  # py-spy writes its file when interrupted
+    spy.wait(timeout=60)
+    print(f"  profile of the λ moves ({path}), ms per move in the script thread:", flush=True)
+    for step, ms in profile_steps(Path(path).read_text().splitlines(), moves):
+        print(f"    {ms:7.1f}  {step}", flush=True)
+
+
+def profile_steps(lines: list[str], moves: int, shown: int = 15) -> list[tuple[str, float]]:
+    """(page step, ms per move) from py-spy's raw lines ("frame;frame;... count"): the script
+    thread's samples named by their metriclab functions, cut at the estimator's fit (a method's
+    `fit` in metriclab/methods) so that everything else is the host work around it."""
+    steps: Counter = Counter()
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        if "ScriptRunner" not in stack or not count.isdigit():
+            continue
+        named = []
+        for frame in stack.split(";"):
+            if "metriclab/" not in frame:
+                continue
+            function = frame.split(" (")[0]
+            named.append(function)
+            if "metriclab/methods/" in frame and function.endswith(".fit"):
+                break
+        steps[" > ".join(named[-4:]) or "(Streamlit)"] += int(count)
+    scale = 1000.0 / PROFILE_RATE / max(moves, 1)
+    return [(step, n * scale) for step, n in steps.most_common(shown)]
+
+
+async def session(
+    base: str, query: dict, moves: int, label: str, profile: tuple | None = None
+) -> None:
     started = time.perf_counter()
     tab = await StreamlitTab.open(base, "embed", query, timeout=900)
     run_end = time.perf_counter() - started
@@ -64,6 +117,7 @@ async def session(base: str, query: dict, moves: int, label: str) -> None:
     stages = [(at - first.started, text) for at, text in first.progress]
     print("  stages: " + "; ".join(f"{at:.2f} s {text}" for at, text in stages), flush=True)
     step = 1
+    spy = None if profile is None else start_profile(*profile)
     for _ in range(moves):
         value, step = next_value(tab, step)
         run = await tab.set_select_slider(SLIDER_KEY, value, timeout=600)
@@ -74,6 +128,8 @@ async def session(base: str, query: dict, moves: int, label: str) -> None:
         end = run.finished_at - run.started
         print(f"  λ → {value}: chart {at:.2f} s, run finished {end:.2f} s ({said(run)})",
               flush=True)  # fmt: skip
+    if spy is not None:
+        stop_profile(spy, profile[1], moves)
     await tab.close()
 
 
@@ -106,14 +162,17 @@ def stop(proc) -> None:
     print("server log (tail):\n" + tail if "Traceback" in log else "server log: clean", flush=True)
 
 
-async def main(dataset: str, moves: int, restarts: bool) -> None:
+async def main(dataset: str, moves: int, restarts: bool, profile: str | None = None) -> None:
     port = free_port()
     query = {"ds": dataset, "method": "tdl"}
     with tempfile.TemporaryDirectory() as store:
         env = dict(os.environ, METRICLAB_GRAPH_CACHE=store)
         proc = serve(port, env, True, "new process, empty graph store")
         try:
-            await session(f"http://127.0.0.1:{port}", query, moves, "cold process, first session")
+            await session(
+                f"http://127.0.0.1:{port}", query, moves, "cold process, first session",
+                None if profile is None else (proc.pid, profile),
+            )  # fmt: skip
             await session(
                 f"http://127.0.0.1:{port}", {**query, "seed": "1"}, moves,
                 "warm process, another split",
@@ -138,5 +197,6 @@ if __name__ == "__main__":
     parser.add_argument(
         "--no-restart", action="store_true", help="skip the restarted processes on the same store"
     )
+    parser.add_argument("--profile", help="py-spy's raw stacks of the first session's λ moves")
     args = parser.parse_args()
-    asyncio.run(main(args.dataset, args.moves, not args.no_restart))
+    asyncio.run(main(args.dataset, args.moves, not args.no_restart, args.profile))

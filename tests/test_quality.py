@@ -242,7 +242,7 @@ def test_the_reference_memo_gives_the_same_measures_as_a_fresh_computation(monke
         Z = X @ rng.normal(size=(4, 2)) + rng.integers(0, 2, (150, 2))
         monkeypatch.setattr(Q, "_REFERENCE_MEMO", memo)
         kept = neighbourhood_quality(X, Z, 6)
-        assert (memo._entries[memo._key(X)]["positions"] is not None) == (move >= 1)
+        assert (memo._entries[Q.content_digest(X)]["positions"] is not None) == (move >= 1)
         assert kept.trustworthiness == sklearn_trustworthiness(X, Z, n_neighbors=6)
         assert kept.continuity == sklearn_trustworthiness(Z, X, n_neighbors=6)
         monkeypatch.setattr(Q, "_REFERENCE_MEMO", Off())
@@ -252,6 +252,38 @@ def test_the_reference_memo_gives_the_same_measures_as_a_fresh_computation(monke
         )
         np.testing.assert_array_equal(kept.continuity_per_point, fresh.continuity_per_point)
         np.testing.assert_array_equal(kept.kept_per_point, fresh.kept_per_point)
+
+
+def test_a_read_only_data_sets_sample_is_hashed_and_checked_once_over_lambda_moves(monkeypatch):
+    """The app's data sets are read-only: over λ moves the reference's finiteness and its
+    sample's digest (the memo's key) are kept with the array (`array_fact`), the measures stay
+    the fresh computation's, and a writable array is hashed on every move."""
+    from metriclab.evaluation import quality as Q
+
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(3), 40)
+    X = rng.normal(size=(120, 6))
+    X.flags.writeable = False
+    hashed = []
+    real = Q.content_digest
+    monkeypatch.setattr(Q, "content_digest", lambda *a: hashed.append(a[0].shape) or real(*a))
+    moves = [X[:, :2] + rng.normal(scale=0.1 * m, size=(120, 2)) for m in range(3)]
+    kept = [neighbourhood_quality(X, Z, 5, y=y, sample=60) for Z in moves]
+    assert hashed.count((60, 6)) == 1  # the sampled rows hashed once for three moves
+    writable = X.copy()
+    fresh = [neighbourhood_quality(writable, Z, 5, y=y, sample=60) for Z in moves]
+    assert hashed.count((60, 6)) == 4
+    for a, b in zip(kept, fresh, strict=True):
+        assert (a.trustworthiness, a.continuity, a.kept) == (
+            b.trustworthiness,
+            b.continuity,
+            b.kept,
+        )
+    bad = np.array(X)
+    bad[0, 0] = np.nan
+    bad.flags.writeable = False
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        neighbourhood_quality(bad, moves[0], 5)
 
 
 def test_the_reference_memo_keeps_small_sets_and_drops_the_oldest_past_its_byte_bound(monkeypatch):
@@ -273,5 +305,5 @@ def test_the_reference_memo_keeps_small_sets_and_drops_the_oldest_past_its_byte_
             kept = neighbourhood_quality(X, Z, 5)
             assert kept.trustworthiness == sklearn_trustworthiness(X, Z, n_neighbors=5)
             assert kept.continuity == sklearn_trustworthiness(Z, X, n_neighbors=5)
-    assert list(memo._entries) == [memo._key(X) for X in inputs[1:]]
+    assert list(memo._entries) == [Q.content_digest(X) for X in inputs[1:]]
     assert all(r["positions"].shape == (150, 150) for r in memo._entries.values())
