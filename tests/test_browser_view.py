@@ -240,8 +240,8 @@ def test_presentation_exit_button_covers_nothing_on_the_first_screen(page, app_u
     over soybean's legend (charcoal-rot, powdery-mildew) and, a scroll later, over the
     labelled/unlabelled tile. It now sits in a band of its own at the top right."""
     page.set_viewport_size({"width": 1280, "height": 800})
-    open_page(page, f"{app_url}/embed?ds=soybean&method=le&present=1")
-    presenting(page)
+    page.goto(f"{app_url}/embed?ds=soybean&method=le&present=1")
+    presenting(page)  # not open_page: its wait for a visible h1 raced the hiding style
     button = page.get_by_role("button", name="Exit presentation").bounding_box()
     covered = page.evaluate(
         """([sel, b]) => [...document.querySelectorAll(sel)].filter(e => {
