@@ -616,7 +616,8 @@ def neighbourhood_quality(
     reference = metric_space(X, metric)
     A, B = _check_pair(reference, Z)
     chosen = _resolve_sample(y, A.shape[0], sample, seed)
-    key = _sample_key(A, chosen.indices)
+    memo_keeps = chosen.indices.size <= _REFERENCE_MEMO.MEMO_POINTS  # else the memo keeps no record
+    key = _sample_key(A, chosen.indices) if memo_keeps else None
     A, B = A[chosen.indices], B[chosen.indices]
     n = A.shape[0]
     k = _check_k(k, n)
