@@ -2,6 +2,7 @@
 force, and a full-size MNIST fit end to end with device="gpu" (the app's first view without the
 drawing). Prints one line per measurement."""
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -209,6 +210,62 @@ def lambda_part(device="gpu", n=None, vectors=60, neighbours=20, variants=VARIAN
                   f"{est.eigen_solver_}, residual {est.eigen_residual_:.0e})", flush=True)  # fmt: skip
 
 
+def host_work_part(device="gpu", n=None, repeats=5):
+    """What a λ move on the Embed page does besides `TDL.fit`, each step timed alone on all of
+    MNIST (the app's defaults: 10 vectors, 10 neighbours, 10 % labelled) with the graph stored:
+    the page's 1-NN score of the embedding, the graph check behind the collapse warning, the
+    collapse count, the chart's figure and its JSON (what Streamlit sends). Without py-spy (it
+    needs ptrace), so it runs wherever the app does. Median of `repeats`, in ms."""
+    import tempfile
+
+    from metriclab import graph_store, plots
+    from metriclab.evaluation import knn_accuracy
+    from metriclab.graphs import build_graph
+    from metriclab.ui.shared import compute
+
+    digits = load("mnist")
+    X, y = digits.X[:n], digits.y[:n]
+    X = np.array(X)  # owning its memory and read-only, as the app's data sets (facts kept)
+    X.flags.writeable = False
+    mask = labeled_mask(y, fraction=0.1, seed=0)
+    labels = partial_labels(y, mask)
+
+    def median_ms(step):
+        times = [t(step)[0] for _ in range(repeats)]
+        return 1000 * float(np.median(times))
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ[graph_store.DIRECTORY_ENV] = folder  # the stored scores too
+        store = graph_store.ArrayStore(folder)
+        shared = graph_store.shared_graph(
+            X, 10, store=store, build=lambda *a, **k: build_graph(*a, **k, device=device)
+        )
+        rows = {}
+        for lam in (32.0, 64.0, 128.0, 64.0):
+            est = TDL(n_components=10, lam=lam, n_neighbors=10, device=device)
+            rows.setdefault("TDL.fit on the stored graph", []).append(
+                1000 * t(lambda e=est: e.fit(X, labels, graph=shared))[0]
+            )
+        Z = np.asarray(est.embedding_, dtype=np.float64)
+        moves = iter([Z * (1 + 1e-12 * i) for i in range(repeats)])  # a new embedding each time
+
+        def score():  # a miss of the stored scores, as after a λ move
+            Zi = next(moves)
+            return knn_accuracy(Zi[mask], y[mask], Zi[~mask], y[~mask], device="auto")
+
+        rows["1-NN score of the embedding (the page's tile)"] = [median_ms(score)]
+        rows["graph check (pieces, cut-off points)"] = [median_ms(lambda: compute.graph_check(est))]
+        rows["collapse count"] = [median_ms(lambda: compute.collapsed_counts(Z, mask))]
+        figure = plots.embedding_scatter(Z[:, :2], y, mask, digits.target_names)
+        rows["figure"] = [
+            median_ms(lambda: plots.embedding_scatter(Z[:, :2], y, mask, digits.target_names))
+        ]
+        rows["figure's JSON"] = [median_ms(figure.to_json)]
+    print(f"host work of a λ move, {X.shape[0]:,} digits, device {device} (ms):")
+    for name, values in rows.items():
+        print(f"  {name}: " + ", ".join(f"{v:.1f}" for v in values), flush=True)
+
+
 def warm_up_part():
     """After `metriclab.warm_up.gpu_kernels` (run with ~/.cupy/kernel_cache emptied, as on a fresh
     machine): the app's first MNIST view's GPU steps, each timed, with the kernels CuPy still had
@@ -299,6 +356,9 @@ def main():
         return
     if "--warm-up" in sys.argv:
         warm_up_part()
+        return
+    if "--host-work" in sys.argv:  # --cpu: on 10,000 digits without a GPU
+        host_work_part("cpu", 10_000) if "--cpu" in sys.argv else host_work_part("gpu")
         return
     if "--lambda-move" in sys.argv:
         cpu = "--cpu" in sys.argv  # a dry run on a machine without a GPU (5,000 digits)
