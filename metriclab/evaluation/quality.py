@@ -255,9 +255,9 @@ def _rank_penalties(A: np.ndarray, neighbours_B: np.ndarray, k: int) -> np.ndarr
     penalties = np.empty(n, dtype=np.int64)
     block = max(1, _COMPARISONS // (k * n))
     for start in range(0, n, block):
-        rows = np.arange(start, min(n, start + block))
-        D = distances[rows]
-        at = np.take_along_axis(D, neighbours_B[rows], axis=1)[:, :, None]  # d(i, j), j ∈ N_k
+        rows = slice(start, min(n, start + block))
+        D, near = distances[rows], neighbours_B[rows]  # views: no copy of the block
+        at = np.take_along_axis(D, near, axis=1)[:, :, None]  # d(i, j), j ∈ N_k
         rank = 1 + (D[:, None, :] < at).sum(axis=2)
         tied = np.flatnonzero(((D[:, None, :] == at).sum(axis=2) > 1).any(axis=1))
         if tied.size:  # the order scikit-learn's argsort puts tied points in
@@ -266,7 +266,7 @@ def _rank_penalties(A: np.ndarray, neighbours_B: np.ndarray, k: int) -> np.ndarr
             np.put_along_axis(
                 position, order, np.broadcast_to(np.arange(1, n + 1), order.shape), axis=1
             )
-            rank[tied] = np.take_along_axis(position, neighbours_B[rows[tied]], axis=1)
+            rank[tied] = np.take_along_axis(position, near[tied], axis=1)
         excess = rank - k
         penalties[rows] = np.where(excess > 0, excess, 0).sum(axis=1)
     return penalties
