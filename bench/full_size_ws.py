@@ -68,12 +68,17 @@ def start_profile(pid: int, path: str) -> subprocess.Popen:
     if spy is None:
         raise SystemExit("--profile needs py-spy on the PATH (pip install py-spy)")
     command = [spy, "record", "-p", str(pid), "-r", str(PROFILE_RATE), "-f", "raw", "-o", path]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(f"{path}.log", "w") as log:  # py-spy's own words, e.g. a refused ptrace
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop_profile(spy: subprocess.Popen, path: str, moves: int) -> None:
-    spy.send_signal(signal.SIGINT)  # py-spy writes its file when interrupted
+    if spy.poll() is None:
+        spy.send_signal(signal.SIGINT)  # py-spy writes its file when interrupted
     spy.wait(timeout=60)
+    if not Path(path).exists():  # the timings above stand; the rest of the bench goes on
+        print(f"  py-spy wrote no profile (exit status {spy.returncode}; see {path}.log)")
+        return
     print(f"  profile of the λ moves ({path}), ms per move in the script thread:", flush=True)
     for step, ms in profile_steps(Path(path).read_text().splitlines(), moves):
         print(f"    {ms:7.1f}  {step}", flush=True)
