@@ -201,14 +201,30 @@ def test_a_cli_compare_killed_by_sigint_resumes_from_the_cache(tmp_path):
         "0.3",
         "--quiet",
     ]
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the child starts as from a terminal: Ctrl-C's default action, whatever an earlier test in this
+    # worker process left (the run twice finished untouched by the signal, with status 0, in the
+    # suite only; a child inherits an ignored or blocked SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)
     deadline = time.monotonic() + 120
     while len(ResultCache(tmp_path)) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
+    seen, running = len(ResultCache(tmp_path)), proc.poll() is None
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     kept = len(ResultCache(tmp_path))
-    assert proc.returncode != 0 and 2 <= kept < 2 * SPLITS  # interrupted part-way
+    assert proc.returncode != 0 and 2 <= kept < 2 * SPLITS, (  # interrupted part-way
+        f"status {proc.returncode}, {kept} kept ({seen} when signalled, running: {running}, "
+        f"SIGINT in this process was {previous!r}, blocked {sorted(blocked)}): "
+        f"{err.decode(errors='replace')[-800:]}"
+    )
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"({kept} of {2 * SPLITS} split results came from the cache)" in done.stderr
