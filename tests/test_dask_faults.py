@@ -185,7 +185,7 @@ def test_an_interrupted_cli_compare_resumes_from_the_cache(monkeypatch, tmp_path
     )
 
 
-SPLITS = 30  # the interrupted compare's: with six, a loaded machine let it end before the signal
+SPLITS = 30  # the interrupted compare's: time enough between its second result and its end
 
 
 def test_a_cli_compare_killed_by_sigint_resumes_from_the_cache(tmp_path):
