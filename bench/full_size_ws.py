@@ -50,6 +50,7 @@ from stream_client import StreamlitTab  # noqa: E402
 from metriclab.ui.dev.server import free_port, start_app, stop_app  # noqa: E402
 
 FIT_SENTENCE = re.compile(r"fit in [0-9,]+ ms( on the [A-Z]+)?")
+FIT_MS = re.compile(r"fit in ([0-9,]+) ms")
 WARM_LINE = re.compile(r"metriclab: (warmed up \(.*\)|GPU warm-up failed .*)")
 
 
@@ -122,6 +123,7 @@ async def session(
     stages = [(at - first.started, text) for at, text in first.progress]
     print("  stages: " + "; ".join(f"{at:.2f} s {text}" for at, text in stages), flush=True)
     step = 1
+    around = []  # (chart − fit, run's end − chart) of each move, in seconds
     spy = None if profile is None else start_profile(*profile)
     for _ in range(moves):
         value, step = next_value(tab, step)
@@ -132,6 +134,15 @@ async def session(
         at = run.charts["embedding"][0] - run.started
         end = run.finished_at - run.started
         print(f"  λ → {value}: chart {at:.2f} s, run finished {end:.2f} s ({said(run)})",
+              flush=True)  # fmt: skip
+        fit = FIT_MS.search(said(run))
+        if fit:
+            around.append((at - int(fit.group(1).replace(",", "")) / 1000, end - at))
+    if around:  # what the page does besides the fit, before its chart and after it
+        before, after = (sorted(column) for column in zip(*around, strict=True))
+        print(f"  over {len(around)} moves: chart − fit median {1000 * before[len(before) // 2]:.0f}"
+              f" ms ({1000 * before[0]:.0f}–{1000 * before[-1]:.0f}), run's end after the chart"
+              f" median {after[len(after) // 2]:.2f} s ({after[0]:.2f}–{after[-1]:.2f})",
               flush=True)  # fmt: skip
     if spy is not None:
         stop_profile(spy, profile[1], moves)
