@@ -362,11 +362,12 @@ class _ReferenceMemo:
 _REFERENCE_MEMO = _ReferenceMemo()
 
 
-def _sample_key(A: np.ndarray, indices: np.ndarray) -> str:
-    """The reference memo's key of the rows `indices` of A: their content digest, kept with a
-    read-only data set (`array_fact`: hashing MNIST's 5,000 sampled images is 25 ms a λ move)."""
+def _sample_key(A: np.ndarray, indices: np.ndarray, rows: np.ndarray) -> str:
+    """The reference memo's key of `rows`, the rows `indices` of A: their content digest, kept
+    with a read-only data set (`array_fact`: hashing MNIST's 5,000 sampled images is 25 ms a λ
+    move)."""
     which = content_digest(np.asarray(indices))
-    return array_fact(A, ("sample", which), lambda: content_digest(A[indices]))
+    return array_fact(A, ("sample", which), lambda: content_digest(rows))
 
 
 def _reference_side(A: np.ndarray, neighbours_B: np.ndarray, k: int, key: str | None = None):
@@ -617,9 +618,10 @@ def neighbourhood_quality(
     reference = metric_space(X, metric)
     A, B = _check_pair(reference, Z)
     chosen = _resolve_sample(y, A.shape[0], sample, seed)
+    sampled = A[chosen.indices]
     memo_keeps = chosen.indices.size <= _REFERENCE_MEMO.MEMO_POINTS  # else the memo keeps no record
-    key = _sample_key(A, chosen.indices) if memo_keeps else None
-    A, B = A[chosen.indices], B[chosen.indices]
+    key = _sample_key(A, chosen.indices, sampled) if memo_keeps else None
+    A, B = sampled, B[chosen.indices]
     n = A.shape[0]
     k = _check_k(k, n)
     neighbours_B = _neighbours(B, k)
