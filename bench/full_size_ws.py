@@ -16,14 +16,16 @@ One server process (`streamlit run app.py`, a fresh graph store), one websocket 
 5. a restart on the same machine (the graph and label cost in the store, CuPy's kernels compiled
    on disk): a new server process whose first visitor comes at once, and one whose first visitor
    comes after the process's warm-up line (`metriclab.warm_up`: a lecture's server started
-   before the class). The first process is opened after its warm-up line too, which is timed.
+   before the class). The first process is opened after its warm-up line too, which is timed;
+   with `--at-once` its visitor comes as soon as the port opens, during the warm-up (on a fresh
+   machine, where CuPy compiles its kernels, the case of a student who is there first).
 
 `--profile FILE`: py-spy (on the PATH) samples the server during the first session's λ moves; its
 raw stacks go to FILE, and the script thread's time per move is summed by the page's steps, the
 estimator's fit apart from the host work around it (what a λ move spends besides the fit).
 
     .venv/bin/python bench/full_size_ws.py [--moves 4] [--dataset mnist] [--no-restart]
-        [--profile stacks.txt]
+        [--profile stacks.txt] [--at-once]
 """
 
 from __future__ import annotations
@@ -178,17 +180,24 @@ def stop(proc) -> None:
     print("server log (tail):\n" + tail if "Traceback" in log else "server log: clean", flush=True)
 
 
-async def main(dataset: str, moves: int, restarts: bool, profile: str | None = None) -> None:
+async def main(
+    dataset: str, moves: int, restarts: bool, profile: str | None = None, at_once: bool = False
+) -> None:
     port = free_port()
     query = {"ds": dataset, "method": "tdl"}
     with tempfile.TemporaryDirectory() as store:
         env = dict(os.environ, METRICLAB_GRAPH_CACHE=store)
-        proc = serve(port, env, True, "new process, empty graph store")
+        label = "new process, empty graph store" + (", visitor at once" if at_once else "")
+        started = time.perf_counter()
+        proc = serve(port, env, not at_once, label)
         try:
             await session(
                 f"http://127.0.0.1:{port}", query, moves, "cold process, first session",
                 None if profile is None else (proc.pid, profile),
             )  # fmt: skip
+            if at_once:  # when the warm-up the visitor came into ended
+                line = warmed(proc)
+                print(f"  {line} ({time.perf_counter() - started:.1f} s after start)", flush=True)
             await session(
                 f"http://127.0.0.1:{port}", {**query, "seed": "1"}, moves,
                 "warm process, another split",
@@ -214,5 +223,10 @@ if __name__ == "__main__":
         "--no-restart", action="store_true", help="skip the restarted processes on the same store"
     )
     parser.add_argument("--profile", help="py-spy's raw stacks of the first session's λ moves")
+    parser.add_argument(
+        "--at-once",
+        action="store_true",
+        help="the first process's visitor comes at once, during its warm-up (a fresh machine's)",
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.dataset, args.moves, not args.no_restart, args.profile))
+    asyncio.run(main(args.dataset, args.moves, not args.no_restart, args.profile, args.at_once))
