@@ -28,3 +28,30 @@ def test_classifiers_on_separated_clusters():
     mask = labeled_mask(y, fraction=0.2)
     assert embedding_accuracy(Z, y, mask) == 1.0
     assert nearest_mean_accuracy(Z[mask], y[mask], Z[~mask], y[~mask]) == 1.0
+
+
+@pytest.mark.parametrize("dimensions", [1, 2, 10, 12])
+@pytest.mark.parametrize("k", [1, 3, 4])
+def test_knn_rule_equals_scikit_learns_classifier(dimensions, k):
+    """SciPy's kd-tree (few dimensions) and scikit-learn's search (more) give the k-NN rule of
+    KNeighborsClassifier: the same predictions point for point, ties of the vote to the smaller
+    class (with k = 4 and 3 classes many votes tie)."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from metriclab.evaluation import knn_accuracy
+    from metriclab.evaluation.scoring import knn_predictions
+
+    rng = np.random.default_rng(dimensions * 10 + k)
+    Z_train, Z_test = rng.normal(size=(300, dimensions)), rng.normal(size=(2_500, dimensions))
+    y_train, y_test = rng.integers(0, 3, 300), rng.integers(0, 3, 2_500)
+    expected = KNeighborsClassifier(n_neighbors=k).fit(Z_train, y_train).predict(Z_test)
+    np.testing.assert_array_equal(knn_predictions(Z_train, y_train, Z_test, k), expected)
+    assert knn_accuracy(Z_train, y_train, Z_test, y_test, k) == np.mean(expected == y_test)
+
+
+def test_knn_rule_rejects_non_finite_points():
+    from metriclab.evaluation import knn_accuracy
+
+    Z = np.array([[0.0, 1.0], [np.nan, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        knn_accuracy(Z, [0, 1, 1], Z[[0]], [0])

@@ -28,7 +28,11 @@ from sklearn.manifold import trustworthiness as _sklearn_trustworthiness
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 
-from metriclab.evaluation.scoring import classifier_accuracy, parse_classifier
+from metriclab.evaluation.scoring import (
+    classifier_accuracy,
+    nearest_references,
+    parse_classifier,
+)
 from metriclab.evaluation.splitting import stratified_mask
 from metriclab.graph_store import array_fact, content_digest  # the arrays' bytes, read in place
 
@@ -719,7 +723,7 @@ def shuffled_accuracies(Z_ref, y_ref, Z_scored, y_scored, classifier, permutatio
             ]
         )
     k = min(k, y_ref.shape[0])
-    nearest = NearestNeighbors(n_neighbors=k).fit(Z_ref).kneighbors(Z_scored, return_distance=False)
+    nearest = nearest_references(Z_ref, Z_scored, k)  # the search `classifier_accuracy` makes
     classes, codes = np.unique(y_ref, return_inverse=True)
     codes = codes.ravel()
     truth = np.searchsorted(classes, y_scored)

@@ -9,9 +9,9 @@ import textwrap
 
 import numpy as np
 import streamlit as st
-from sklearn.neighbors import KNeighborsClassifier
 
 from metriclab import plots
+from metriclab.evaluation.scoring import knn_predictions
 from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS, resolve_transforms
 from metriclab.reproduce.verdicts import mcnemar_p
@@ -217,8 +217,8 @@ def held_out_errors(result, y: np.ndarray) -> np.ndarray:
     held = ~result.mask
     if result.predictions is not None:
         return result.predictions[held] != y[held]
-    nearest = KNeighborsClassifier(n_neighbors=1).fit(result.Z[result.mask], y[result.mask])
-    return nearest.predict(result.Z[held]) != y[held]
+    predicted = knn_predictions(result.Z[result.mask], y[result.mask], result.Z[held])
+    return predicted != y[held]
 
 
 def error_comparison(euclidean: np.ndarray, tangent: np.ndarray) -> str:
