@@ -5,6 +5,8 @@ the comparisons' count of collapsed splits."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 SAME_POSITION = 1e-6  # points closer than this share of a coordinate's spread are at one position
@@ -22,6 +24,14 @@ def distinct_positions(Z: np.ndarray, rel_tol: float = SAME_POSITION) -> int:
     if not spread > 0:
         return 1
     cells = np.round(Z / (rel_tol * spread))
+    lows, tops = cells.min(axis=0), cells.max(axis=0)
+    finite = np.isfinite(lows).all()
+    if finite and math.prod(int(t - b) + 1 for b, t in zip(lows, tops, strict=True)) < 2**62:
+        key = np.zeros(cells.shape[0], dtype=np.int64)  # one integer per cell: 1 sort, 2-3x faster
+        for column, low, top in zip(cells.T, lows, tops, strict=True):
+            key = key * (int(top - low) + 1) + (column - low).astype(np.int64)
+        key.sort()
+        return int(1 + np.count_nonzero(key[1:] != key[:-1]))
     cells = cells[np.lexsort(cells.T)]  # equal rows side by side (np.unique(axis=0): 2.3× slower)
     return int(1 + np.count_nonzero(np.any(cells[1:] != cells[:-1], axis=1)))
 

@@ -119,7 +119,7 @@ def test_distinct_positions_equal_numpys_unique_rows():
     from metriclab.ui.shared.compute import distinct_positions
 
     rng = np.random.default_rng(3)
-    for d in (1, 2, 3):
+    for d in (1, 2, 3, 4, 10):  # one integer key per cell up to 3-D, rows sorted above
         Z = np.repeat(rng.normal(size=(300, d)), rng.integers(1, 5, 300), axis=0)
         Z[::7] += 1e-9  # closer than the tolerance: the same position
         Z[::11] += 1e-3  # farther: a new one

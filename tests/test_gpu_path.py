@@ -376,17 +376,36 @@ def test_the_gpu_solves_in_the_caller_s_order_and_the_cpu_in_bandwidth_order(mon
         _principal_angles_agree(tdl.eigenvalues_, found.vectors, tdl.embedding_)
 
 
-def test_a_warm_start_block_keeps_the_previous_vectors_and_draws_only_the_rest():
+def test_a_warm_start_block_keeps_the_previous_vectors_and_fills_the_rest_seeded():
     rng = np.random.default_rng(3)
     warm = rng.standard_normal((50, 4))
     block = eigen._start_block(50, 7, seed=0, start=warm)
     assert block.shape == (50, 7)
     np.testing.assert_array_equal(block[:, :4], warm)
-    np.testing.assert_array_equal(block[:, 4:], np.random.default_rng(0).standard_normal((50, 3)))
     cold = eigen._start_block(50, 7, seed=0)
-    np.testing.assert_array_equal(cold, np.random.default_rng(0).standard_normal((50, 7)))
+    np.testing.assert_array_equal(cold, 2.0 * np.random.default_rng(0).random((50, 7)) - 1.0)
+    np.testing.assert_array_equal(block[:, 4:], cold[:, 4:])  # the same seeded columns
+    assert np.all(np.abs(cold) <= 1.0) and np.linalg.matrix_rank(cold) == 7
     nan_start = np.full((50, 4), np.nan)  # not finite: ignored, a cold block
     np.testing.assert_array_equal(eigen._start_block(50, 7, seed=0, start=nan_start), cold)
+
+
+def test_absolute_row_sum_norm_equals_the_row_sums_of_abs_s():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    dense = rng.normal(size=(40, 40)) * (rng.random((40, 40)) < 0.1)
+    dense[[0, 7, 39]] = 0.0  # empty rows, the first and the last among them
+    for S in (
+        sp.csr_matrix(dense),
+        sp.csc_matrix(dense),
+        sp.coo_matrix(dense),
+        sp.csr_matrix((4, 4)),
+    ):
+        assert eigen.absolute_row_sum_norm(S) == float(np.asarray(abs(S).sum(axis=1)).max())
+    assert eigen.absolute_row_sum_norm(sp.csr_matrix(dense)) == pytest.approx(
+        np.abs(dense).sum(axis=1).max(), rel=1e-14
+    )
 
 
 # --------------------------------------------------------------------------------------------
