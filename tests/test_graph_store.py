@@ -276,6 +276,36 @@ def test_a_stored_graph_is_frozen_and_its_pieces_are_found_once_over_lambda_move
     graph_store.clear_memory()
 
 
+@pytest.mark.parametrize("kind", ["unnormalized", "symmetric", "random_walk"])
+def test_a_lambda_move_on_a_stored_graph_derives_its_matrices_once(tmp_path, monkeypatch, kind):
+    """Over λ moves on the store's graph and label cost, the graph's Laplacian and degrees and
+    the cost's Laplacian C' are computed once and kept read-only (they do not depend on λ); the
+    eigenpairs equal those of a fit with its own graph in memory."""
+    graph_store.clear_memory()
+    X, y = _points(300)
+    labels = np.where(np.arange(300) % 4 == 0, y, -1)
+    shared = graph_store.shared_graph(X, 8, None, store=graph_store.ArrayStore(tmp_path))
+    params = {"n_neighbors": 8, "k": 3, "laplacian": kind}
+    calls = []
+    for name in ("laplacian", "degrees", "cost_laplacian"):
+        real = getattr(spectral, name)
+        monkeypatch.setattr(
+            spectral, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+        )
+    fitted = {
+        lam: TDL(lam=lam, **params).fit(X, labels, graph=shared) for lam in (1.0, 10.0, 100.0)
+    }
+    # C' for the fit, and the other-class part's for the bound of λ_min: once, and on each fit
+    # for the random walk's (its bound scales C' by the degrees)
+    bounds = 3 if kind == "random_walk" else 1
+    assert sorted(calls) == ["cost_laplacian"] * (1 + bounds) + ["degrees", "laplacian"]
+    for lam, shared_fit in fitted.items():
+        alone = TDL(lam=lam, **params).fit(X, labels)  # its own graph, in memory
+        np.testing.assert_allclose(shared_fit.eigenvalues_, alone.eigenvalues_, rtol=1e-9)
+    assert not shared_fit.degrees_.flags.writeable  # shared: no caller may change it
+    graph_store.clear_memory()
+
+
 def test_labels_digest_is_kept_and_still_tells_label_sets_and_rows_apart(monkeypatch):
     X, y = _points(300)
     labels = np.where(np.arange(300) % 4 == 0, y, -1)
