@@ -110,3 +110,27 @@ def test_a_broken_gpu_set_up_never_stops_the_server(monkeypatch):
     reason = "OSError: libcudnn.so.9: cannot open shared object file"
     assert lines[0] == f"metriclab: GPU warm-up failed ({reason})"
     assert lines[1] == "metriclab: warmed up (imports 0.0 s)"
+
+
+def test_a_view_on_the_gpu_during_the_warm_up_says_it_waits_for_the_kernels(monkeypatch):
+    """While the warm-up compiles the GPU's kernels, a full-size view fitted on the GPU says in
+    its progress that it waits for them (a fresh H200's first MNIST view: 12.7-15.0 s then,
+    2.6-3.0 s after); a CPU view, and a GPU view after the warm-up, say nothing of it."""
+    import io
+    import threading
+
+    from metriclab.ui.shared import full_size
+
+    release = threading.Event()
+    monkeypatch.setattr(warm_up, "import_modules", lambda: 0.0)
+    monkeypatch.setattr(warm_up, "import_gpu_modules", lambda: True)
+    monkeypatch.setattr(warm_up, "gpu_kernels", lambda: release.wait(30) and 1.0)
+    thread = warm_up.start(environ={}, log=io.StringIO())
+    try:
+        assert warm_up.warming_gpu()
+        assert "compiling its kernels" in full_size._waiting("gpu")
+        assert full_size._waiting("cpu") == ""
+    finally:
+        release.set()
+        thread.join(30)
+    assert not warm_up.warming_gpu() and full_size._waiting("gpu") == ""

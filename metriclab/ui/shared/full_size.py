@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
+from metriclab import warm_up
 from metriclab.array_module import resolve_device
 from metriclab.cluster import configured_scheduler
 from metriclab.datasets import Dataset
@@ -98,14 +99,28 @@ def graph_hook(request: FitRequest, ds: Dataset, progress=None, source=None):
         key = GraphKey(
             request.data, request.scaling, int(estimator.n_neighbors), estimator.width, device
         )
-        _stage(progress, 1, f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points")
+        _stage(
+            progress,
+            1,
+            f"graph: {key.n_neighbors}-NN graph of {ds.n_samples:,} points{_waiting(device)}",
+        )
         W = (graph_of if source is None else source)(key, ds)
         if request.spec.has("unsupervised"):  # Laplacian Eigenmaps: no label cost to anchor it
             _refuse_cut_off_points(W[0], W[1], request, ds.n_samples, key.n_neighbors)
-        _stage(progress, 2, f"eigensolve: {request.spec.label}")
+        _stage(progress, 2, f"eigensolve: {request.spec.label}{_waiting(device)}")
         return W
 
     return graph
+
+
+def _waiting(device: str) -> str:
+    """What a view fitted on the GPU while a fresh machine warms up waits for (metriclab.warm_up:
+    12.7-15.0 s for an H200's first MNIST view then, against 2.6-3.0 s after), or ''."""
+    if device == "gpu" and warm_up.warming_gpu():
+        return (
+            " (the GPU is still compiling its kernels, once per machine: this view waits for them)"
+        )
+    return ""
 
 
 def _refuse_cut_off_points(W, width: float, request: FitRequest, n: int, n_neighbors: int) -> None:
