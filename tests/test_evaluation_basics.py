@@ -55,3 +55,12 @@ def test_knn_rule_rejects_non_finite_points():
     Z = np.array([[0.0, 1.0], [np.nan, 2.0], [3.0, 4.0]])
     with pytest.raises(ValueError, match="NaN"):
         knn_accuracy(Z, [0, 1, 1], Z[[0]], [0])
+
+
+def test_knn_rule_refuses_empty_sets_as_scikit_learn_does():
+    from metriclab.evaluation import knn_accuracy
+
+    with pytest.raises(ValueError, match="0 sample"):
+        knn_accuracy(np.zeros((3, 2)), [0, 1, 1], np.zeros((0, 2)), [])
+    with pytest.raises(ValueError, match="n_neighbors"):
+        knn_accuracy(np.zeros((0, 2)), [], np.zeros((2, 2)), [0, 1])

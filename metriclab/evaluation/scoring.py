@@ -101,7 +101,8 @@ def nearest_references(Z_train, Z_test, k: int = 1, on_gpu: bool = False) -> np.
         Z_train = np.asarray(Z_train, dtype=np.float64).reshape(n_train, -1)
         Z_test = np.asarray(Z_test, dtype=np.float64).reshape(n_test, -1)
         return brute_force_neighbors(Z_train, k, query=Z_test, device="gpu")[1]
-    if dimensions <= KD_TREE_MAX_DIMENSIONS and _finite(Z_train) and _finite(Z_test):
+    searchable = n_train > 0 and n_test > 0 and _finite(Z_train) and _finite(Z_test)
+    if dimensions <= KD_TREE_MAX_DIMENSIONS and searchable:  # (else scikit-learn's errors)
         # SciPy's kd-tree: 2-4x faster than scikit-learn's in few dimensions (bench/quality.py)
         tree = cKDTree(np.asarray(Z_train, dtype=np.float64).reshape(n_train, -1))
         query = np.asarray(Z_test, dtype=np.float64).reshape(n_test, -1)
