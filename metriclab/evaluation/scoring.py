@@ -38,7 +38,9 @@ def knn_accuracy(
     device : {"auto", "cpu", "gpu"}, default="auto"
         Where the neighbour search runs: "gpu" is the exact brute force on the GPU
         (``pip install "metric-learning-lab[gpu]"``); "auto" takes the GPU where one is usable
-        and the work (n_train · n_test · dimensions) is at least GPU_MIN_WORK.
+        and the work (n_train · n_test · dimensions) is at least GPU_MIN_WORK. On the CPU:
+        SciPy's kd-tree in up to KD_TREE_MAX_DIMENSIONS dimensions, scikit-learn's search above
+        (`nearest_references`).
 
     Returns
     -------
