@@ -111,28 +111,39 @@ class Table:
     name: str
     frame: pd.DataFrame
     splits: pd.DataFrame | None
+    _rows: dict = field(init=False, repr=False)  # (setting, method) -> its first row
+    _values: dict = field(init=False, repr=False)  # (setting, method) -> values in split order
+
+    def __post_init__(self):
+        # Indexed once: a verdict looks rows up thousands of times (boolean masks took 1.6 s).
+        self._rows = {}
+        for i, key in enumerate(zip(self.frame.setting, self.frame.method, strict=True)):
+            self._rows.setdefault(key, i)
+        self._values = {}
+        if self.splits is not None:
+            s = self.splits.sort_values("split", kind="stable")
+            for key, hit in s.groupby(["setting", "method"], sort=False):
+                self._values[key] = hit["value"].to_numpy(dtype=float)
 
     def row(self, setting: str, method: str) -> pd.Series:
-        hit = self.frame[(self.frame.setting == setting) & (self.frame.method == method)]
-        if hit.empty:
+        i = self._rows.get((setting, method))
+        if i is None:
             raise KeyError(f"{self.name}: no row ({setting!r}, {method!r})")
-        return hit.iloc[0]
+        return self.frame.iloc[i]
 
     def values(self, setting: str, method: str) -> np.ndarray | None:
         """Per-split values in split order, or None where the table has none."""
         if self.splits is None:
             return None
-        s = self.splits
-        hit = s[(s.setting == setting) & (s.method == method)].sort_values("split")
-        return hit["value"].to_numpy(dtype=float) if len(hit) else None
+        hit = self._values.get((setting, method))
+        return None if hit is None else hit.copy()
 
     def settings_with(self, *methods: str) -> list[str]:
         """Settings (in table order) that have a row for every one of `methods`."""
-        f = self.frame
         return [
             s
-            for s in dict.fromkeys(f.setting)
-            if all(((f.setting == s) & (f.method == m)).any() for m in methods)
+            for s in dict.fromkeys(self.frame.setting)
+            if all((s, m) in self._rows for m in methods)
         ]
 
 
