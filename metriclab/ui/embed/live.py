@@ -97,10 +97,14 @@ def show_scores(
             for label, fitted in fitted_references
         ]
     name = quality_panel.classifier_label(classifier)
-    cols = tiles.columns(1 + len(fitted_references) + 1)
+    head = f"{name} accuracy" if result.Z is not None else "accuracy"
+    labels = [head, *(label for label, _ in fitted_references), "labeled / unlabeled"]
+    # Each tile as wide as its label (+3 for the help icon): equal quarters cut "Laplacian
+    # Eigenmaps" to "Laplacian Eigenm…" at 1280×800 while the shorter labels had room to spare.
+    cols = tiles.columns([len(label) + 3 for label in labels])
     first = fitted_references[0] if fitted_references else None
     cols[0].metric(
-        f"{name} accuracy" if result.Z is not None else "accuracy",
+        head,
         f"{result.accuracy:.3f}",
         **presentation.score_difference(
             None if first is None else result.accuracy - first[1].accuracy
