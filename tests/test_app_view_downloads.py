@@ -90,6 +90,28 @@ def test_the_input_views_points_are_its_panels(downloads):
         assert int(table["labelled"].sum()) == 20
 
 
+def test_the_input_views_points_on_a_panels_edge_download_where_they_lie(downloads):
+    """TDL on Iris: one point carries axis 2 and is drawn on the panel's edge; the CSV gives where
+    it lies (as its hover does), the others as drawn."""
+    at = run_page("embed", {"mode": "input", "ds": "iris", "method": "tdl"})
+    assert_clean(at)
+    table = read_coordinates_csv(downloads(at, "dl_input_embedding").decode())
+    row = {int(i): z for i, z in zip(table["index"], table["Z"], strict=True)}
+    marked = 0
+    for trace in figures(at)[0]["data"]:
+        if trace.get("xaxis") != "x2" or "customdata" not in trace:
+            continue
+        xs, ys = values(trace["x"]), values(trace["y"])
+        for c, x, y in zip(trace["customdata"], xs, ys, strict=True):
+            if trace["name"].startswith("drawn at a panel's edge"):
+                marked += 1
+                assert c[2] == "(" + ", ".join(f"{v:.3g}" for v in row[int(c[0])]) + ")"
+                assert abs(row[int(c[0])][1]) > abs(y)  # it lies beyond where it is drawn
+            else:
+                np.testing.assert_array_equal(row[int(c[0])], [x, y])
+    assert marked == 1
+
+
 def test_the_input_view_of_nca_offers_the_learned_matrix(downloads):
     at = run_page("embed", {"mode": "input", "ds": "iris", "method": "nca"})
     assert_clean(at)

@@ -417,3 +417,50 @@ def test_every_score_tile_names_its_method_whole_on_a_projector(page, app_url, l
     labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
     assert any("Laplacian Eigenmaps" in label for label in labels), labels
     assert page.evaluate(LABEL_CUT_JS) == []
+
+
+# Each panel of the input view: its axis ranges, plot-area height, and its traces' points.
+PANELS_JS = """() => { const g = document.querySelector('.js-plotly-plot'), L = g._fullLayout;
+  const out = {};
+  for (const t of g._fullData) {
+    const k = t.xaxis || 'x', s = k.slice(1), xa = L['xaxis' + s], ya = L['yaxis' + s];
+    out[k] = out[k] || {x: xa.range.slice(), y: ya.range.slice(), h: ya._length, traces: []};
+    out[k].traces.push({name: t.name || '', x: t.x ? Array.from(t.x) : [],
+                        y: t.y ? Array.from(t.y) : []});
+  }
+  return out; }"""
+
+
+def test_the_input_views_panels_frame_the_bulk_and_mark_the_few_on_their_edge(page, app_url):
+    """TDL and Laplacian Eigenmaps on Iris, beside the input: point 41 lies at 8.6 on axis 2 and
+    the other 149 within 0.15 of 0; the panels' frames held 8.6, so the 149 were a line at 0 with
+    one dot far above, the classes' layout unreadable. Now each panel frames the 149, draws the
+    one on its edge as a marked trace, and is tall enough to read."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, f"{app_url}/embed?ds=iris&method=tdl&mode=input")
+    page.wait_for_selector(".js-plotly-plot")
+    panels = page.evaluate(PANELS_JS)
+    framed = 0
+    for axis, panel in panels.items():
+        edge = [t for t in panel["traces"] if t["name"] == "drawn at a panel's edge"]
+        placed = [p for t in panel["traces"] if t not in edge for p in points(t)]
+        if not edge:
+            continue
+        framed += 1
+        assert on_the_edge(points(edge[0]), panel), (axis, panel["y"])
+        assert len(placed) + len(points(edge[0])) == 150
+        (x0, x1), (y0, y1) = panel["x"], panel["y"]
+        assert all(x0 < x < x1 and y0 < y < y1 for x, y in placed)
+        spans = [
+            (max(v) - min(v)) / (hi - lo)
+            for v, (lo, hi) in (
+                ([x for x, _ in placed], (x0, x1)),
+                ([y for _, y in placed], (y0, y1)),
+            )
+        ]
+        assert max(spans) > 0.5, (axis, spans)  # the bulk fills the frame along one axis
+        assert y1 - y0 <= (x1 - x0) / 0.6 * 1.01, (axis, panel)  # not 8.6 high for 0.15 of bulk
+        assert panel["h"] >= 100, panel["h"]  # a panel, not a sliver
+    assert framed == 2, list(panels)
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert "TDL: 1 point(s) carry a coordinate" in text

@@ -150,3 +150,35 @@ def test_panel_figure_domains_stay_inside_the_figure():
         domains = [spec[k]["domain"] for k in ("xaxis", "xaxis2", "xaxis3")]
         assert all(0 <= a < b <= 1 for a, b in domains)
         assert all(domains[i][1] <= domains[i + 1][0] for i in range(2))  # side by side
+
+
+def test_panel_figure_draws_the_points_on_a_panels_edge_as_their_own_trace():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 10)
+    true = rng.normal(size=(20, 2))
+    true[3] = [0.0, 40.0]  # far above the frame of the others
+    shown = true.copy()
+    shown[3, 1] = 3.0  # clipped to the frame's top
+    edge = np.zeros(20, bool)
+    edge[3] = True
+    drawn = [
+        panels.Panel(true, "input"),
+        panels.Panel(shown, "a", x_range=(-3, 3), y_range=(-3, 3), at_edge=edge, true_coords=true),
+        panels.Panel(shown, "b", x_range=(-3, 3), y_range=(-3, 3), at_edge=edge, true_coords=true),
+    ]
+    spec = panels.panel_figure(drawn, y).to_plotly_json()
+    for axis in ("x2", "x3"):
+        traces = [t for t in spec["data"] if t.get("xaxis") == axis]
+        (marked,) = [t for t in traces if t["name"] == panels.PANEL_EDGE_TRACE]
+        assert [c[0] for c in marked["customdata"]] == [3]  # clicks name the point
+        assert marked["customdata"][0][2] == "(0, 40)"  # the hover says where it lies
+        assert values(marked["y"]).tolist() == [3.0]
+        others = [c[0] for t in traces if t is not marked for c in t["customdata"]]
+        assert sorted(others) == [i for i in range(20) if i != 3]  # drawn once, not twice
+    first = [t for t in spec["data"] if t.get("xaxis") == "x"]
+    assert sum(len(t["customdata"]) for t in first) == 20  # the input panel draws every point
+    keys = [t["showlegend"] for t in spec["data"] if t["name"] == panels.PANEL_EDGE_TRACE]
+    assert keys == [True, False]  # one legend entry
+    layout = spec["layout"]
+    assert layout["xaxis2"]["constrain"] == layout["yaxis3"]["constrain"] == "domain"
+    assert "constrain" not in layout["xaxis"]  # the frame kept only where points are on it

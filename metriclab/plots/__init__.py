@@ -24,6 +24,7 @@ from metriclab.plots.base import (
     normalize_embedding,
     padded_range,
     titled,
+    to_aspect,
     top_margin,
 )
 from metriclab.plots.embedding import (
@@ -93,6 +94,7 @@ __all__ = [
     "spectrum",
     "sweep_lines",
     "titled",
+    "to_aspect",
     "top_margin",
     "weights_bar",
     "win_boundary",

@@ -16,10 +16,14 @@ from metriclab.plots.embedding import (
     _class_names,
     _scatter_traces,
     animation_controls,
+    edge_trace,
     labeled_key,
 )
 
+PANEL_EDGE_TRACE = "drawn at a panel's edge"
+
 GAP = 0.06  # horizontal space between panels (share of the figure width)
+ASPECT_LIMITS = (0.6, 2.5)  # a panel's width / height: its share of the figure is clipped to these
 NEIGHBOUR_COLOURS = {"target": "#2ca02c", "impostor": "#d62728", "focus": "#000000"}
 
 
@@ -35,6 +39,10 @@ class Panel:
     x_range: tuple[float, float] | None = None
     y_range: tuple[float, float] | None = None
     marker_size: int | None = None  # None: the figure's
+    # the points drawn on the frame's edge instead of where they lie (`true_coords`): a few that
+    # carry a coordinate (a localised eigenvector) outside the frame of the others
+    at_edge: np.ndarray | None = None
+    true_coords: np.ndarray | None = None
 
 
 def _axis_names(i: int) -> tuple[str, str, str, str]:
@@ -66,7 +74,7 @@ def _aspect(panel: Panel, y: np.ndarray) -> float:
     x_range = panel.x_range or padded_range(coords[:, 0])
     y_range = panel.y_range or padded_range(coords[:, 1])
     ratio = (x_range[1] - x_range[0]) / max(y_range[1] - y_range[0], 1e-12)
-    return float(np.clip(ratio, 0.6, 2.5))
+    return float(np.clip(ratio, *ASPECT_LIMITS))
 
 
 def _strip(coords: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -96,6 +104,7 @@ def panel_figure(
     widths = shares / shares.sum() * (1.0 - GAP * (k - 1))
     lefts = np.concatenate([[0.0], np.cumsum(widths + GAP)[:-1]])
     data, layout = [], {}
+    edge_key = True  # the first panel with points on its edge names them in the legend
     for i, panel in enumerate(panels):
         xref, yref, xname, yname = _axis_names(i)
         coords = np.asarray(panel.coords, dtype=np.float64)
@@ -108,10 +117,21 @@ def panel_figure(
                 trace["showlegend"] = False  # the first panel's entries name them
             data.append(trace)
         size = panel.marker_size or marker_size
-        for trace in _scatter_traces(coords, y, labeled, names, size):
+        n = coords.shape[0]
+        edge = np.zeros(n, bool) if panel.at_edge is None or one_d else np.asarray(panel.at_edge)
+        keep = np.flatnonzero(~edge)
+        marked = None if labeled is None else np.asarray(labeled)[keep]
+        for trace in _scatter_traces(coords[keep], y[keep], marked, names, size, keep):
             trace.update(xaxis=xref, yaxis=yref)
             if i > 0:
                 trace["showlegend"] = False
+            data.append(trace)
+        if edge.any():
+            true = coords if panel.true_coords is None else panel.true_coords
+            at = np.flatnonzero(edge)
+            trace = edge_trace(coords[at], np.asarray(true)[at], y[at], at, names)
+            trace.update(xaxis=xref, yaxis=yref, name=PANEL_EDGE_TRACE, showlegend=edge_key)
+            edge_key = False
             data.append(trace)
         left, width = float(lefts[i]), float(widths[i])
         xaxis = dict(
@@ -129,6 +149,9 @@ def panel_figure(
             y_range = panel.y_range or padded_range(coords[:, 1])
             yaxis.update(range=[float(v) for v in y_range], autorange=False)
             yaxis.update(scaleanchor=xref, scaleratio=1)  # distances as drawn are distances
+            if edge.any():  # the frame kept (the area shrinks): its edge is where they are drawn
+                xaxis.update(constrain="domain")
+                yaxis.update(constrain="domain")
         layout[xname], layout[yname] = xaxis, yaxis
     if labeled is not None and np.any(labeled):
         data.append(labeled_key(marker_size))

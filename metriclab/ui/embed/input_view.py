@@ -90,20 +90,57 @@ def fit(request: FitRequest, labels_text: str, overlay: str):
     return replace(view, labels=labels, accuracy=accuracy)
 
 
-def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, tuple, tuple]:
+FRAME_SHAPES = (0.6, 1.6)  # an embedding panel's frame: width / height within these
+
+
+def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, list, np.ndarray]:
     """The embedding normalised and turned onto this panel's previous picture (so a click morphs
-    it instead of flipping it), with axis ranges that only grow."""
+    it instead of flipping it), with axis ranges that only grow; where a coordinate is carried by
+    a few points (`plots.coordinate_carriers`, a localised eigenvector) the ranges frame the
+    others, as the live view's do. Returns (Z, ranges, at_edge): the points outside the ranges
+    are drawn on the panel's edge (TDL on Iris: one point at 8.6 squeezed the other 149 into a
+    line at 0)."""
     Z = plots.normalize_embedding(Z[:, :2])
     store = st.session_state.setdefault("_input_view_previous", {})
-    previous, x_old, y_old = store.get(view_id, (None, None, None))
+    previous, old_ranges = store.get(view_id, (None, {}))
     Z = plots.align_to(Z, previous)
-    x_range = plots.merge_ranges(x_old, plots.padded_range(Z[:, 0]))
-    y_range = plots.merge_ranges(y_old, plots.padded_range(Z[:, 1])) if Z.shape[1] > 1 else None
+    carried = plots.coordinate_carriers(Z)
+    grown, ranges = dict(old_ranges), []
+    for axis in range(Z.shape[1]):  # a frame of the bulk and one of every point kept apart
+        framed = plots.bulk_framed(Z, carried, axis)
+        merged = plots.merge_ranges(grown.get((axis, framed)), plots.bulk_range(Z, carried, axis))
+        grown[(axis, framed)] = merged
+        ranges.append(merged)
+    at_edge = np.zeros(Z.shape[0], bool)
+    if Z.shape[1] > 1:
+        # a frame of a readable shape: a bulk 15 times wider than tall (TDL on Iris, its carrier
+        # aside) drew a panel 20 px high; at the widest share a panel gets (2.5) 80 px at 1280×800
+        ratio = (ranges[0][1] - ranges[0][0]) / max(ranges[1][1] - ranges[1][0], 1e-300)
+        shape = float(np.clip(ratio, *FRAME_SHAPES))
+        if shape != ratio:
+            ranges = plots.to_aspect(ranges, shape)
+        for axis, (low, high) in enumerate(ranges):
+            at_edge |= (Z[:, axis] < low) | (Z[:, axis] > high)
     store.pop(view_id, None)
-    store[view_id] = (Z, x_range, y_range)
+    store[view_id] = (Z, grown)
     for stale in list(store)[:-8]:
         store.pop(stale)
-    return Z, x_range, y_range
+    return Z, ranges, at_edge
+
+
+def edge_captions(drawn: list) -> list[str]:
+    """A line for each panel that draws points on its edge: how many and why."""
+    lines = []
+    for panel in drawn:
+        if panel.at_edge is not None and panel.at_edge.any():
+            n = int(panel.at_edge.sum())
+            lines.append(
+                f"{panel.title}: {n} point(s) carry a coordinate (a localised eigenvector); the "
+                f"panel frames the other {panel.at_edge.size - n:,} and draws them on its edge as "
+                "open triangles (hover one for where it lies). The 1-NN scores count every point "
+                "where it really lies."
+            )
+    return lines
 
 
 def _label_controls(state: labelling.LabelState, names: Sequence[str]) -> None:
@@ -234,8 +271,15 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
             st.warning(f"{label}: {view.error}", icon=":material/warning:")
             continue
         view_id = (request.data, key, request.split, request.scaling)
-        Z, x_range, y_range = aligned(view.Z, view_id)
-        panel = panels.Panel(Z, label, ("", ""), x_range=x_range, y_range=y_range)
+        Z, ranges, at_edge = aligned(view.Z, view_id)
+        if at_edge.any():  # drawn on the edge of the frame of the others, their own trace
+            Z, true = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(ranges)]), Z
+        else:
+            true = None
+        panel = panels.Panel(
+            Z, label, ("", ""), x_range=ranges[0], y_range=ranges[1] if len(ranges) > 1 else None,
+            at_edge=at_edge if at_edge.any() else None, true_coords=true,
+        )  # fmt: skip
         if overlay == "impostors" and key == page.spec.key and focus in view.lmnn:
             targets, before, after = view.lmnn[focus]
             panel_in.overlays += panels.neighbour_traces(main.coords, focus, targets, before)
@@ -249,18 +293,23 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
 
 
 def _scores(views: dict, labeled: np.ndarray) -> None:
-    cols = st.columns(len(views) + 1)
-    for col, (key, view) in zip(cols, views.items(), strict=False):
-        value = "—" if view.accuracy is None else f"{view.accuracy:.3f}"
-        col.metric(
+    tiles = [
+        (
             f"{REGISTRY[key].short_label} 1-NN accuracy",
+            "—" if v.accuracy is None else f"{v.accuracy:.3f}",
+        )
+        for key, v in views.items()
+    ]
+    count = presentation.count_pair(int(labeled.sum()), int((~labeled).sum()))
+    cols = presentation.tile_columns(st, [*tiles, ("labeled / unlabeled", count)])
+    for col, (label, value) in zip(cols, tiles, strict=False):
+        col.metric(
+            label,
             value,
             help="on the unlabeled points (true classes), the labeled points and the classes "
             "given to them as reference",
         )
-    cols[-1].metric(
-        "labeled / unlabeled", presentation.count_pair(int(labeled.sum()), int((~labeled).sum()))
-    )
+    cols[-1].metric("labeled / unlabeled", count)
 
 
 def _notes(page: EmbedPage, main, overlay: str, focus, ds) -> None:
@@ -323,7 +372,7 @@ def _downloads(page: EmbedPage, params: dict, main, fig) -> None:
         st.caption(
             "Points: index, label (the class the chart colours the point by: the given class of "
             "a labelled point, else its true class), labelled (1/0), held out (1/0), then the "
-            "panel's coordinates as drawn."
+            "panel's coordinates (where each point lies, also one drawn on the panel's edge)."
         )
 
 
@@ -358,8 +407,9 @@ def input_view(page: EmbedPage) -> None:
         labeled = main.labels >= 0
         _scores(views, labeled)
         focus = _focus_default(main, state)
+        drawn = _panels(page, views, overlay, focus, ds)
         fig = panels.panel_figure(
-            _panels(page, views, overlay, focus, ds),
+            drawn,
             np.where(labeled, main.labels, ds.y),
             labeled,
             ds.target_names,
@@ -376,6 +426,8 @@ def input_view(page: EmbedPage) -> None:
             selection_mode=("points", "box", "lasso"),
         )
         _notes(page, main, overlay, focus, ds)
+        for line in edge_captions(drawn):
+            st.caption(line)
         guarded(_downloads, page, params, main, fig, context="downloads")
     if timing_enabled():
         print(

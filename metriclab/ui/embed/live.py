@@ -98,10 +98,15 @@ def show_scores(
         ]
     name = quality_panel.classifier_label(classifier)
     head = f"{name} accuracy" if result.Z is not None else "accuracy"
-    labels = [head, *(label for label, _ in fitted_references), "labeled / unlabeled"]
-    # Each tile as wide as its label (+3 for the help icon): equal quarters cut "Laplacian
-    # Eigenmaps" to "Laplacian Eigenm…" at 1280×800 while the shorter labels had room to spare.
-    cols = tiles.columns([len(label) + 3 for label in labels])
+    count = presentation.count_pair(int(result.mask.sum()), int((~result.mask).sum()))
+    cols = presentation.tile_columns(
+        tiles,
+        [
+            (head, f"{result.accuracy:.3f}"),
+            *((label, f"{fitted.accuracy:.3f}") for label, fitted in fitted_references),
+            ("labeled / unlabeled", count),
+        ],
+    )
     first = fitted_references[0] if fitted_references else None
     cols[0].metric(
         head,
@@ -113,10 +118,7 @@ def show_scores(
     )
     for col, (label, fitted) in zip(cols[1:], fitted_references, strict=False):
         col.metric(label, f"{fitted.accuracy:.3f}", help=f"{name} accuracy, {label}")
-    cols[-1].metric(
-        "labeled / unlabeled",
-        presentation.count_pair(int(result.mask.sum()), int((~result.mask).sum())),
-    )
+    cols[-1].metric("labeled / unlabeled", count)
     if request is not None:
         label = spec.label.split(" (")[0]
         quality_panel.show_quality(request, result, classifier, label, controls)

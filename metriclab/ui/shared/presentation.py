@@ -52,6 +52,15 @@ def count_pair(first: int, second: int) -> str:
     return pair if len(pair) <= 8 else pair.replace(" / ", "/")
 
 
+def tile_columns(container, tiles: list[tuple[str, str]]) -> list:
+    """Columns for metric tiles [(label, value)], each as wide as the wider of its label (+3
+    characters for the help icon) and its value (a value's character, at 36 px, is about 2.6 of
+    the label's 14 px ones). Equal shares cut "Laplacian Eigenmaps" to "Laplacian Eigenm…" at
+    1280×800 while "1-NN accuracy" had room to spare; by the label alone, "NCA" left "0.948" as
+    "0…"."""
+    return container.columns([max(len(label) + 3, 2.6 * len(value)) for label, value in tiles])
+
+
 def score_difference(difference: float | None) -> dict:
     """A metric tile's delta for a difference of two scores, as `st.metric`'s keyword arguments:
     "+0.012" (an arrow up, green), "-0.012" (down, red), and one that rounds to zero "±0.000",
