@@ -399,24 +399,33 @@ def test_the_chart_toolbar_covers_no_chart_title(page, app_url):
         assert apart, (title, bar)
 
 
-# tiles whose label the tile cuts (an ellipsis hides the end of the name)
-LABEL_CUT_JS = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')]
+# tiles whose label or value the tile cuts (an ellipsis hides the end of the name or number)
+TILE_CUT_JS = """() => [...document.querySelectorAll(
+      '[data-testid="stMetricLabel"], [data-testid="stMetricValue"]')]
     .filter(m => [m, ...m.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
     .map(m => m.innerText)"""
 
 
-@pytest.mark.parametrize("link", ["embed", "embed?ds=iris"])
-def test_every_score_tile_names_its_method_whole_on_a_projector(page, app_url, link):
+@pytest.mark.parametrize(
+    "link, named",
+    [
+        ("embed", "Laplacian Eigenmaps"),
+        ("embed?ds=iris", "Laplacian Eigenmaps"),
+        ("embed?ds=iris&method=knca", "NCA"),
+        ("embed?ds=iris&method=tdl&mode=input", "Laplacian Eigenmaps 1-NN accuracy"),
+    ],
+)
+def test_every_score_tile_is_whole_on_a_projector(page, app_url, link, named):
     """At 1280×800 the Embed page's four tiles had a quarter each: "Laplacian Eigenmaps" was cut
-    to "Laplacian Eigenm…" while "1-NN accuracy" had room to spare; now each is as wide as its
-    label."""
+    to "Laplacian Eigenm…" while "1-NN accuracy" had room to spare; sized by the label alone, the
+    tile "NCA" cut its value "0.948" to "0…". Now each is as wide as its label or its value."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_page(page, f"{app_url}/{link}")
     page.get_by_text("labeled / unlabeled").first.wait_for()
     wait_idle(page)
     labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
-    assert any("Laplacian Eigenmaps" in label for label in labels), labels
-    assert page.evaluate(LABEL_CUT_JS) == []
+    assert named in labels, labels
+    assert page.evaluate(TILE_CUT_JS) == []
 
 
 # Each panel of the input view: its axis ranges, plot-area height, and its traces' points.
