@@ -161,7 +161,11 @@ def test_overlays_and_buttons_in_the_browser(page, app_url):
 @pytest.mark.parametrize("method, ds", [("nca", "iris"), ("knca", "two_moons")])
 def test_watch_it_learn_plays_in_the_browser_without_the_server(page, app_url, method, ds):
     sent = []  # what the browser sends the server (listening from the page's first socket)
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+
+    def listen(ws):
+        ws.on("framesent", lambda payload: sent.append(payload))
+
+    page.on("websocket", listen)
     page.goto(f"{app_url}/embed?mode=learn&method={method}&ds={ds}")
     settled(page)
     assert sent  # the listener hears the page's own messages (its first script run)
@@ -188,3 +192,4 @@ def test_watch_it_learn_plays_in_the_browser_without_the_server(page, app_url, m
     )
     assert sent == []  # no message to the server: the frames are played in the browser
     no_red_box(page)
+    page.remove_listener("websocket", listen)  # the page serves the module's next test
