@@ -29,8 +29,12 @@ def global_random_seed():
     return 42
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url():
+    """The app served for the browser tests, one server per test process (each xdist worker): a
+    module's own server cost a start and its own cold caches (the browser stays per module:
+    Playwright's sync API holds an event loop while it runs, which the other tests' asyncio must
+    not meet)."""
     proc = start_app(free_port())
     port = proc.args[proc.args.index("--server.port") + 1]
     yield f"http://127.0.0.1:{port}"
@@ -70,7 +74,7 @@ def page(browser, _tab):
     tabs or app session of an earlier test, the viewport 1400×1000, a 60 s timeout. One context and
     page serve a module's tests in turn, left on about:blank in between: a new page's renderer
     compiles the app's scripts again, 2 s of CPU per test on the Embed page (1.7 s on a reused
-    one, 3.9 s in a new context), a tenth of the suite. A test may close it (`page.context.close()`):
+    one, 3.9 s in a new context). A test may close it (`page.context.close()`):
     the next one gets a new context."""
     tab = _tab.get("page")
     if tab is None or tab.is_closed():
