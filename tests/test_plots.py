@@ -647,3 +647,24 @@ def test_an_animations_legend_in_rows_lies_under_its_slider():
     assert -fig.layout.legend.y * plot >= 120  # px under the plot: the slider's band
     few = plots.embedding_animation(frames, ["1", "2", "4"], y % 3)
     assert few.layout.height == 560 and few.layout.legend.orientation is None
+
+
+def test_a_views_frames_grow_with_the_bulk_and_are_kept_apart_from_every_points():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(200, 2))
+    Z[7] = [0.0, 50.0]  # carries axis 2
+    kept = {}
+    carried = plots.coordinate_carriers(Z)
+    first = plots.grown_bulk_ranges(Z, carried, kept)
+    assert first[1][1] < 10  # the bulk's frame, not 50
+    assert first == [plots.bulk_range(Z, carried, a) for a in (0, 1)]
+    wider = Z * [2.0, 1.0]
+    wider[7] = [0.0, 50.0]
+    again = plots.grown_bulk_ranges(wider, plots.coordinate_carriers(wider), kept)
+    assert again[0][0] <= first[0][0] and again[0][1] >= first[0][1]  # grown, never shrunk
+    assert again[0] == plots.merge_ranges(first[0], plots.padded_range(wider[np.arange(200) != 7, 0]))
+    every = plots.grown_bulk_ranges(Z, [], kept)  # zoom off: every point, a frame of its own
+    assert every[1][1] >= 50 and set(kept) == {(0, False), (1, True), (1, False)}
+    shown, moved = plots.clipped_to(Z, first)
+    assert moved.tolist() == [i == 7 for i in range(200)]
+    assert shown[7, 1] == first[1][1] and np.array_equal(shown[~moved], Z[~moved])

@@ -350,6 +350,31 @@ AREA_ASPECT = {
 }
 
 
+def grown_bulk_ranges(
+    Z: np.ndarray, carried: list[Carried], kept: dict
+) -> list[tuple[float, float]]:
+    """Per axis of `Z` the frame of its bulk (`bulk_range`; of every point where `carried` is
+    empty) merged with the one `kept` from the view's earlier pictures, which it updates: the
+    frame grows while a slider moves, but a frame of the bulk and a frame of every point are kept
+    apart (`kept[(axis, framed)]`): one that held every point (a bulk at one position, nothing to
+    frame) squeezed the bulk into a dot once the bulk could be framed."""
+    ranges = []
+    for axis in range(np.asarray(Z).shape[1]):
+        framed = bulk_framed(Z, carried, axis)
+        merged = merge_ranges(kept.get((axis, framed)), bulk_range(Z, carried, axis))
+        kept[(axis, framed)] = merged
+        ranges.append(merged)
+    return ranges
+
+
+def clipped_to(Z: np.ndarray, ranges: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """(where each point is drawn, which are moved): `Z` clipped to the frame of `ranges`, the
+    points outside it on its edge."""
+    Z = np.asarray(Z, dtype=np.float64)
+    shown = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(ranges)])
+    return shown, np.any(shown != Z, axis=1)
+
+
 def edge_frame(
     Z: np.ndarray, ranges: list[tuple[float, float]], aspect: float = AREA_ASPECT["view"]
 ) -> list[tuple[float, float]]:

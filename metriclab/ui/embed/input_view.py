@@ -93,25 +93,19 @@ def fit(request: FitRequest, labels_text: str, overlay: str):
 FRAME_SHAPES = (0.6, 1.6)  # an embedding panel's frame: width / height within these
 
 
-def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, list, np.ndarray]:
+def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, list]:
     """The embedding normalised and turned onto this panel's previous picture (so a click morphs
     it instead of flipping it), with axis ranges that only grow; where a coordinate is carried by
     a few points (`plots.coordinate_carriers`, a localised eigenvector) the ranges frame the
-    others, as the live view's do. Returns (Z, ranges, at_edge): the points outside the ranges
-    are drawn on the panel's edge (TDL on Iris: one point at 8.6 squeezed the other 149 into a
-    line at 0)."""
+    others, as the live view's do. Returns (Z, ranges): the points outside the ranges are drawn
+    on the panel's edge (TDL on Iris: one point at 8.6 squeezed the other 149 into a line at 0)."""
     Z = plots.normalize_embedding(Z[:, :2])
     store = st.session_state.setdefault("_input_view_previous", {})
     previous, old_ranges = store.get(view_id, (None, {}))
     Z = plots.align_to(Z, previous)
-    carried = plots.coordinate_carriers(Z)
-    grown, ranges = dict(old_ranges), []
-    for axis in range(Z.shape[1]):  # a frame of the bulk and one of every point kept apart
-        framed = plots.bulk_framed(Z, carried, axis)
-        merged = plots.merge_ranges(grown.get((axis, framed)), plots.bulk_range(Z, carried, axis))
-        grown[(axis, framed)] = merged
-        ranges.append(merged)
-    at_edge = np.zeros(Z.shape[0], bool)
+    kept = dict(old_ranges)
+    carried = plots.coordinate_carriers(Z) if Z.shape[1] > 1 else []  # a strip: every point
+    ranges = plots.grown_bulk_ranges(Z, carried, kept)
     if Z.shape[1] > 1:
         # a frame of a readable shape: a bulk 15 times wider than tall (TDL on Iris, its carrier
         # aside) drew a panel 20 px high; at the widest share a panel gets (2.5) 80 px at 1280×800
@@ -119,13 +113,11 @@ def aligned(Z: np.ndarray, view_id) -> tuple[np.ndarray, list, np.ndarray]:
         shape = float(np.clip(ratio, *FRAME_SHAPES))
         if shape != ratio:
             ranges = plots.to_aspect(ranges, shape)
-        for axis, (low, high) in enumerate(ranges):
-            at_edge |= (Z[:, axis] < low) | (Z[:, axis] > high)
     store.pop(view_id, None)
-    store[view_id] = (Z, grown)
+    store[view_id] = (Z, kept)
     for stale in list(store)[:-8]:
         store.pop(stale)
-    return Z, ranges, at_edge
+    return Z, ranges
 
 
 def edge_captions(drawn: list) -> list[str]:
@@ -271,21 +263,19 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
             st.warning(f"{label}: {view.error}", icon=":material/warning:")
             continue
         view_id = (request.data, key, request.split, request.scaling)
-        Z, ranges, at_edge = aligned(view.Z, view_id)
-        if at_edge.any():  # drawn on the edge of the frame of the others, their own trace
-            Z, true = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(ranges)]), Z
-        else:
-            true = None
+        Z, ranges = aligned(view.Z, view_id)
+        shown, at_edge = plots.clipped_to(Z, ranges)  # those outside: on the edge, their own trace
         panel = panels.Panel(
-            Z, label, ("", ""), x_range=ranges[0], y_range=ranges[1] if len(ranges) > 1 else None,
-            at_edge=at_edge if at_edge.any() else None, true_coords=true,
+            shown, label, ("", ""), x_range=ranges[0],
+            y_range=ranges[1] if len(ranges) > 1 else None,
+            at_edge=at_edge if at_edge.any() else None, true_coords=Z,
         )  # fmt: skip
         if overlay == "impostors" and key == page.spec.key and focus in view.lmnn:
             targets, before, after = view.lmnn[focus]
             panel_in.overlays += panels.neighbour_traces(main.coords, focus, targets, before)
-            panel.overlays += panels.neighbour_traces(Z, focus, targets, after)
+            panel.overlays += panels.neighbour_traces(shown, focus, targets, after)
         elif focus is not None and Z.shape[1] > 1:
-            panel.overlays.append(panels.focus_ring(Z, focus))
+            panel.overlays.append(panels.focus_ring(shown, focus))
         drawn.append(panel)
     if focus is not None and not any(t.get("name") == f"point {focus}" for t in panel_in.overlays):
         panel_in.overlays.append(panels.focus_ring(main.coords, focus))

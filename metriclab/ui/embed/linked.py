@@ -323,10 +323,7 @@ def framed(coords: np.ndarray, aspect: float = plots.AREA_ASPECT["two columns"])
     carried = plots.coordinate_carriers(coords)
     ranges = [plots.bulk_range(coords, carried, axis) for axis in range(coords.shape[1])]
     ranges = plots.edge_frame(coords, ranges, aspect)  # the points outside, on the drawn edge
-    shown = coords.copy()
-    for axis, (low, high) in enumerate(ranges):
-        shown[:, axis] = np.clip(coords[:, axis], low, high)
-    return shown, ranges
+    return plots.clipped_to(coords, ranges)[0], ranges
 
 
 def panel_figure(panel: Panel, ds, position: int) -> go.Figure:

@@ -153,30 +153,21 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
     drawn on the edge."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
-    ranges = st.session_state.setdefault("_ranges", {})
+    ranges = st.session_state.setdefault("_ranges", {})  # view -> its frames, kept as they grow
     Z = plots.align_to(Z, previous.get(view_id))
     previous.pop(view_id, None)
     previous[view_id] = Z  # most recent last; keep the last few views only
     for stale in list(previous)[:-16]:
         previous.pop(stale)
-        for key in [key for key in ranges if key[0] == stale]:
-            ranges.pop(key)
+        ranges.pop(stale, None)
     carried = plots.coordinate_carriers(Z)
     zoomed = zoom and bool(carried)
-    axis_ranges = []
-    for axis in range(Z.shape[1]):
-        # the frame grows while a slider moves, but a frame of the bulk and a frame of every point
-        # are kept apart: one that held every point (a bulk at one position, nothing to frame)
-        # squeezed the bulk into a dot once the bulk could be framed
-        framed = zoomed and plots.bulk_framed(Z, carried, axis)
-        core = plots.bulk_range(Z, carried if zoomed else [], axis)
-        merged = plots.merge_ranges(ranges.get((view_id, axis, framed)), core)
-        ranges[(view_id, axis, framed)] = merged
-        axis_ranges.append(merged)
+    axis_ranges = plots.grown_bulk_ranges(
+        Z, carried if zoomed else [], ranges.setdefault(view_id, {})
+    )
     area = plots.AREA_ASPECT[page.present_area if presentation.active() else "view"]
     axis_ranges = plots.edge_frame(Z, axis_ranges, area)  # the points outside, on the drawn edge
-    shown = np.column_stack([np.clip(Z[:, a], *r) for a, r in enumerate(axis_ranges)])
-    moved = np.any(shown != Z, axis=1)
+    shown, moved = plots.clipped_to(Z, axis_ranges)
     x_range, y_range = axis_ranges[0], (axis_ranges[1] if Z.shape[1] > 1 else None)
     dims = "1-D strip" if Z.shape[1] == 1 else "2-D"
     keep = np.ones(Z.shape[0], bool) if apart is None else ~np.asarray(apart, bool)
