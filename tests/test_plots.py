@@ -662,7 +662,9 @@ def test_a_views_frames_grow_with_the_bulk_and_are_kept_apart_from_every_points(
     wider[7] = [0.0, 50.0]
     again = plots.grown_bulk_ranges(wider, plots.coordinate_carriers(wider), kept)
     assert again[0][0] <= first[0][0] and again[0][1] >= first[0][1]  # grown, never shrunk
-    assert again[0] == plots.merge_ranges(first[0], plots.padded_range(wider[np.arange(200) != 7, 0]))
+    assert again[0] == plots.merge_ranges(
+        first[0], plots.padded_range(wider[np.arange(200) != 7, 0])
+    )
     every = plots.grown_bulk_ranges(Z, [], kept)  # zoom off: every point, a frame of its own
     assert every[1][1] >= 50 and set(kept) == {(0, False), (1, True), (1, False)}
     shown, moved = plots.clipped_to(Z, first)
