@@ -32,9 +32,8 @@ def global_random_seed():
 @pytest.fixture(scope="session")
 def app_url():
     """The app served for the browser tests, one server per test process (each xdist worker): a
-    module's own server cost a start and its own cold caches (the browser stays per module:
-    Playwright's sync API holds an event loop while it runs, which the other tests' asyncio must
-    not meet)."""
+    module's own server cost a start and its own cold caches (the browser stays per module, so
+    that Playwright's event loop does not live on beside the other tests)."""
     proc = start_app(free_port())
     port = proc.args[proc.args.index("--server.port") + 1]
     yield f"http://127.0.0.1:{port}"
