@@ -670,3 +670,23 @@ def test_a_views_frames_grow_with_the_bulk_and_are_kept_apart_from_every_points(
     shown, moved = plots.clipped_to(Z, first)
     assert moved.tolist() == [i == 7 for i in range(200)]
     assert shown[7, 1] == first[1][1] and np.array_equal(shown[~moved], Z[~moved])
+
+
+def test_many_labelled_points_are_drawn_beneath_the_others():
+    """The Tangent lesson's chart: 750 training digits (labelled) and 751 predicted ones. As large
+    outlined diamonds on top, the labelled points hid the predictions the chart is about."""
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(1501, 2)), rng.integers(0, 10, 1501)
+    labeled = np.arange(1501) < 750
+    data = plots.embedding_scatter(Z, y, labeled).to_plotly_json()["data"]
+    marked = [
+        i for i, t in enumerate(data) if "(labeled)" in t.get("name", "") and t["x"] is not None
+    ]
+    others = [i for i, t in enumerate(data) if t.get("name", "").isdigit()]
+    assert marked and others and max(marked) < min(others)  # beneath
+    assert all(
+        data[i]["marker"]["size"] <= data[j]["marker"]["size"] + 1 for i in marked for j in others
+    )
+    few = plots.embedding_scatter(Z[:150], y[:150], np.arange(150) < 15).to_plotly_json()["data"]
+    first = [t for t in few if "(labeled)" in t.get("name", "")]
+    assert all(t["marker"]["size"] == 12 for t in first)  # a few labels: large diamonds on top

@@ -42,6 +42,10 @@ def labeled_only_legend(sel: np.ndarray, y: np.ndarray, c: int, labeled) -> bool
 
 WEBGL_ABOVE = 5000  # points: drawn with WebGL (scattergl), hover data kept to the index
 DENSE_ABOVE = 2000  # points: the labelled ones drawn small and beneath, the rest translucent
+# ...and so where more than this many labelled points are over a quarter of all: 750 training
+# digits as large diamonds on top hid the 751 predicted ones that the Tangent lesson's chart is
+# about (a tenth labelled, the Embed page's default, keeps its large diamonds)
+LABELED_COVER = 200
 LABELED_GROUP = "_labeled"  # dense sets: one legend entry shows or hides every labelled point
 
 
@@ -273,7 +277,8 @@ def embedding_scatter(
     index = np.arange(n) if index is None else np.asarray(index)
     edge = np.zeros(n, dtype=bool) if at_edge is None else np.asarray(at_edge, dtype=bool)
     keep = ~edge
-    dense = n > DENSE_ABOVE
+    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
+    dense = n > DENSE_ABOVE or n_labeled > max(LABELED_COVER, n / 4)
     traces = _scatter_traces(
         Z[keep],
         y[keep],
