@@ -182,3 +182,21 @@ def test_panel_figure_draws_the_points_on_a_panels_edge_as_their_own_trace():
     layout = spec["layout"]
     assert layout["xaxis2"]["constrain"] == layout["yaxis3"]["constrain"] == "domain"
     assert "constrain" not in layout["xaxis"]  # the frame kept only where points are on it
+
+
+def test_a_long_loss_title_is_wrapped_to_its_panel_and_the_margin_holds_it():
+    """KLMNN's loss title ("LMNN loss (1 − μ)·pull + μ·push on kernel-PCA coordinates") ran past
+    the figure's right edge in a lesson on a projector; the main title's instruction too."""
+    y = np.repeat([0, 1], 5)
+    frames = [np.random.default_rng(i).normal(size=(10, 2)) for i in range(3)]
+    long = "LMNN loss (1 − μ)·pull + μ·push on kernel-PCA coordinates"
+    kw = dict(title="KLMNN on circles:<br>press play, or drag the slider")
+    short = panels.learning_figure(frames, [3, 2, 1], y, loss_title="loss", **kw).layout
+    wrapped = panels.learning_figure(frames, [3, 2, 1], y, loss_title=long, **kw).layout
+    text = wrapped.annotations[-1].text.removeprefix("<b>").removesuffix("</b>")
+    lines = text.split("<br>")
+    assert " ".join(lines) == long and len(lines) == 3
+    assert all(len(line) <= panels.LOSS_TITLE_CHARS for line in lines)
+    assert wrapped.margin.t == short.margin.t + 2 * panels.PANEL_TITLE_LINE_PX
+    one_line = panels.learning_figure(frames, [3, 2, 1], y, title="KLMNN on circles").layout
+    assert short.margin.t > one_line.margin.t  # the title's second line has its room

@@ -5,6 +5,7 @@ over it, and the embeddings — and an embedding played over a fit's iterations 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from metriclab.plots.embedding import (
 PANEL_EDGE_TRACE = "drawn at a panel's edge"
 
 GAP = 0.06  # horizontal space between panels (share of the figure width)
+LOSS_TITLE_CHARS = 24  # a line of the loss panel's title
+PANEL_TITLE_LINE_PX = 18  # a panel title's line at plotly's 12 px (20 px fonts on a projector: 28)
 ASPECT_LIMITS = (0.6, 2.5)  # a panel's width / height: its share of the figure is clipped to these
 NEIGHBOUR_COLOURS = {"target": "#2ca02c", "impostor": "#d62728", "focus": "#000000"}
 
@@ -315,7 +318,10 @@ def learning_figure(
     layout["xaxis2"] = dict(domain=[0.7, 1.0], anchor="y2", title=dict(text="iteration"))
     layout["yaxis2"] = dict(anchor="x2", title=dict(text="loss"))
     layout["annotations"][0]["x"] = 0.3
-    layout["annotations"].append(panel_title(loss_title, 0.85))
+    # the loss panel is 30 % of the figure: its title in lines of a panel's width (KLMNN's, "… on
+    # kernel-PCA coordinates", ran past the figure's edge in a lesson on a projector)
+    loss_lines = textwrap.wrap(loss_title, LOSS_TITLE_CHARS) or [loss_title]
+    layout["annotations"].append(panel_title("<br>".join(loss_lines), 0.85))
     names = _class_names(y, target_names)
     curve_x, curve_y = curve if curve is not None else (steps, losses)
     curve = dict(
@@ -369,7 +375,13 @@ def learning_figure(
         sliders=sliders,
         updatemenus=updatemenus,
         legend=dict(itemsizing="constant", orientation="h", y=-0.4),
-        margin=dict(l=40, r=20, t=top_margin(title) + 30 if title else 40, b=150),
+        margin=dict(
+            l=40,
+            r=20,
+            t=(top_margin(title, title.count("<br>") + 1) + 30 if title else 40)
+            + PANEL_TITLE_LINE_PX * (len(loss_lines) - 1),
+            b=150,
+        ),
         height=640,
     )
     return _fast_figure(data, layout, plotly_frames)

@@ -65,7 +65,7 @@ def learn_view(page: EmbedPage) -> None:
         ds.y,
         mask,
         ds.target_names,
-        title=f"{spec.label} on {ds.name}: press play, or drag the slider through the iterations",
+        title=f"{spec.label} on {ds.name}:<br>press play, or drag the slider through the iterations",
         frame_labels=labels,
         loss_title=spec.loss_name,
         iterations=out.iterations,
