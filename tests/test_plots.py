@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import ortho_group
 
 from metriclab import plots
+from metriclab.plots import panels as panel_plots
 
 
 def _points(fig, name_filter=None):
@@ -690,3 +691,50 @@ def test_many_labelled_points_are_drawn_beneath_the_others():
     few = plots.embedding_scatter(Z[:150], y[:150], np.arange(150) < 15).to_plotly_json()["data"]
     first = [t for t in few if "(labeled)" in t.get("name", "")]
     assert all(t["marker"]["size"] == 12 for t in first)  # a few labels: large diamonds on top
+    assert few.index(first[0]) > min(i for i, t in enumerate(few) if t.get("name", "").isdigit())
+    # iris with nine in ten labelled: large diamonds still, but beneath the 15 predicted points
+    most = plots.embedding_scatter(Z[:150], y[:150], np.arange(150) < 135).to_plotly_json()
+    most = most["data"]
+    marked = [i for i, t in enumerate(most) if "(labeled)" in t.get("name", "")]
+    others = [i for i, t in enumerate(most) if t.get("name", "").isdigit()]
+    assert max(marked) < min(others) and all(most[i]["marker"]["size"] == 12 for i in marked)
+    assert all(most[i]["marker"]["line"] == {"width": 1, "color": "white"} for i in others)
+
+
+def test_many_labelled_points_are_drawn_beneath_in_every_figure_that_draws_them():
+    """Panels, a learning view's frames and a scrubbed animation draw many labelled points as the
+    scatter does (small, beneath, one legend group headed by the key), and alike in every panel
+    and frame, though each panel or frame puts different points on its edge."""
+    rng = np.random.default_rng(1)
+    Z, y = rng.normal(size=(600, 2)), rng.integers(0, 3, 600)
+    labeled = np.arange(600) < 400
+    far = Z.copy()
+    far[:3] *= 60  # three points the second panel draws on its edge
+
+    def order(data, axis=None):
+        named = [
+            t
+            for t in data
+            if t.get("name", "").startswith("c") and (axis is None or t.get("xaxis") == axis)
+        ]
+        return [("(labeled)" in t["name"], t["marker"]["size"]) for t in named]
+
+    names = ["c0", "c1", "c2"]
+    panels = [
+        panel_plots.Panel(Z, "a"),
+        panel_plots.Panel(far, "b", at_edge=np.arange(600) < 3, x_range=(-4, 4), y_range=(-4, 4)),
+    ]
+    data = panel_plots.panel_figure(panels, y, labeled, names).to_plotly_json()["data"]
+    first, second = order(data, "x"), order(data, "x2")
+    assert first == second and first[0][0] and not first[-1][0]  # labelled first: beneath
+    assert max(s for lab, s in first if lab) <= min(s for lab, s in first if not lab) + 1
+    key = [t for t in data if t.get("name") == "labeled points"]
+    assert key and key[0]["legendgroup"] == plots.embedding.LABELED_GROUP
+    frames = [Z, far, Z * 2]
+    fig = plots.embedding_animation(frames, ["1", "2", "3"], y, labeled, names)
+    fig = fig.to_plotly_json()
+    every = [order(f["data"]) for f in fig["frames"]]
+    assert every[0][0][0] and all(o == every[0] for o in every)
+    learning = panel_plots.learning_figure(frames, [3.0, 2.0, 1.0], y, labeled, names)
+    learning = learning.to_plotly_json()
+    assert all(order(f["data"]) == every[0] for f in learning["frames"])

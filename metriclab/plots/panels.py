@@ -19,6 +19,7 @@ from metriclab.plots.embedding import (
     animation_controls,
     edge_trace,
     labeled_key,
+    labelled_drawing,
 )
 
 PANEL_EDGE_TRACE = "drawn at a panel's edge"
@@ -108,6 +109,8 @@ def panel_figure(
     lefts = np.concatenate([[0.0], np.cumsum(widths + GAP)[:-1]])
     data, layout = [], {}
     edge_key = True  # the first panel with points on its edge names them in the legend
+    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
+    drawing = labelled_drawing(y.shape[0], n_labeled)  # the whole set's: every panel alike
     for i, panel in enumerate(panels):
         xref, yref, xname, yname = _axis_names(i)
         coords = np.asarray(panel.coords, dtype=np.float64)
@@ -124,7 +127,7 @@ def panel_figure(
         edge = np.zeros(n, bool) if panel.at_edge is None or one_d else np.asarray(panel.at_edge)
         keep = np.flatnonzero(~edge)
         marked = None if labeled is None else np.asarray(labeled)[keep]
-        for trace in _scatter_traces(coords[keep], y[keep], marked, names, size, keep):
+        for trace in _scatter_traces(coords[keep], y[keep], marked, names, size, keep, drawing):
             trace.update(xaxis=xref, yaxis=yref)
             if i > 0:
                 trace["showlegend"] = False
@@ -157,7 +160,7 @@ def panel_figure(
                 yaxis.update(constrain="domain")
         layout[xname], layout[yname] = xaxis, yaxis
     if labeled is not None and np.any(labeled):
-        data.append(labeled_key(marker_size))
+        data.append(labeled_key(marker_size, drawing == "dense"))
     annotations = [
         panel_title(panel.title, float(lefts[i] + widths[i] / 2)) for i, panel in enumerate(panels)
     ]
@@ -339,6 +342,7 @@ def learning_figure(
 
     def frame_traces(i: int) -> list[dict]:
         traces = _scatter_traces(np.asarray(frames[i], dtype=np.float64), y, labeled, names, 7)
+        # (every frame draws the same points: its default `labelled_drawing` is the same for all)
         marker = dict(
             type="scatter",
             x=[int(steps[i])],
@@ -356,7 +360,8 @@ def learning_figure(
     active = len(frames) - 1
     data = frame_traces(active)
     if labeled is not None and np.any(labeled):
-        data.append(labeled_key(7))
+        dense = labelled_drawing(len(y), int(np.count_nonzero(labeled))) == "dense"
+        data.append(labeled_key(7, dense))
     data.append(curve)
     n_moving = len(frame_traces(0))
     for frame in plotly_frames:
