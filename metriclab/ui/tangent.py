@@ -16,7 +16,7 @@ from metriclab.methods import REGISTRY, input_space
 from metriclab.methods.tangent import TRANSFORMS, resolve_transforms
 from metriclab.reproduce.verdicts import mcnemar_p
 from metriclab.ui.embed.presets import page_default
-from metriclab.ui.shared import downloads, memo
+from metriclab.ui.shared import downloads, memo, presentation
 from metriclab.ui.shared.charts import draw_chart
 from metriclab.ui.shared.errors import guarded
 from metriclab.ui.shared.fit_request import DataRef, FitRequest
@@ -201,9 +201,13 @@ def render() -> None:
     stored = st.session_state.get("_tangent_rates")
     if stored and stored[0] == (data, tset, bool(two_sided)):
         rates = stored[1]
-        cols = st.columns(len(rates) or 1)
-        for col, (method, errors) in zip(cols, rates.items(), strict=False):
-            col.metric(f"1-NN error, {REGISTRY[method].label}", f"{100 * errors.mean():.1f} %")
+        tiles = [
+            (f"1-NN error, {REGISTRY[method].label}", f"{100 * errors.mean():.1f} %")
+            for method, errors in rates.items()
+        ]
+        cols = presentation.tile_columns(st, tiles) if tiles else []
+        for col, (label, value) in zip(cols, tiles, strict=True):
+            col.metric(label, value)
         st.caption(
             f"{train_idx.size} training and {query_idx.size} held-out images of {ds.name}; the "
             "thesis' USPS table uses the full 7291/2007 split (see the Reproduce page). "

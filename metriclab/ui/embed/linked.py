@@ -576,11 +576,13 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     result, spec = panel.result, panel.request.spec
     place = st
     if panel.held_out is not None and test > 0:
-        place, right = st.columns(2)
         scores = new_points.held_out_scores(panel.request, test, panel.request.split.seed)
+        held_out = new_points._shown(scores.held_out)
+        tiles = [("1-NN, full fit", f"{result.accuracy:.3f}"), (HELD_OUT_LABEL, held_out)]
+        place, right = presentation.tile_columns(st, tiles)
         right.metric(
             HELD_OUT_LABEL,
-            new_points._shown(scores.held_out),
+            held_out,
             **presentation.score_difference(new_points.score_gap(scores)),
             help="the held-out points placed by the out-of-sample map, against the labelled "
             "points; the arrow: minus the other unlabelled points' score on the same fit",

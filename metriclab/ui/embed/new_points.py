@@ -271,23 +271,27 @@ def show_held_out_scores(request: FitRequest, test: float, seed: int = 0) -> Non
     """The accuracy on the held-out points beside the transductive one, as two tiles and a line."""
     scores = held_out_scores(request, test, seed)
     name = request.spec.label.split(" (")[0]
-    left, middle, right = st.columns(3)
+    seen = request.spec.transductive  # an inductive fit maps the other points as the held-out ones
+    counts = f"{scores.n_held_out:,} / {scores.n_fitted:,}"
+    labels = ["1-NN on held-out (mapped)", "1-NN transductive" if seen else "1-NN other unlabelled"]
+    values = [_shown(scores.held_out), _shown(scores.transductive)]
+    tiles = [*zip(labels, values, strict=True), ("held out / fitted", counts)]
+    left, middle, right = presentation.tile_columns(st, tiles)
     left.metric(
-        "1-NN on held-out (mapped)",
-        _shown(scores.held_out),
+        labels[0],
+        values[0],
         **presentation.score_difference(score_gap(scores)),
         help="the held-out points placed by the out-of-sample map; the arrow: minus the "
         "transductive score beside it",
     )
-    seen = request.spec.transductive  # an inductive fit maps the other points as the held-out ones
     middle.metric(
-        "1-NN transductive" if seen else "1-NN other unlabelled",
-        _shown(scores.transductive),
+        labels[1],
+        values[1],
         help="the unlabelled points not held out (the fit saw their features), same fit"
         if seen
         else "the unlabelled points not held out, mapped by the same fit",
     )
-    right.metric("held out / fitted", f"{scores.n_held_out:,} / {scores.n_fitted:,}")
+    right.metric("held out / fitted", counts)
     st.caption(
         f"Held out: {scores.n_held_out:,} unlabelled points ({100 * test:.0f} % of the points, a "
         f"stratified draw with seed {seed}) were kept out of {name}'s fit; the chart shows the "
