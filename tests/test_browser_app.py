@@ -126,49 +126,71 @@ def no_red_box(page):
     assert errors.count() == 0, errors.first.inner_text()
 
 
+def settled_together(tabs) -> None:
+    """`settled` for sessions side by side: each has finished its run and all stay idle."""
+    from metriclab.ui.dev.server import wait_all_idle
+
+    for tab in tabs:
+        tab.wait_for_selector("[data-testid='stApp']")
+    wait_all_idle(tabs, settle_ms=800)
+
+
+def two_sessions(page, timeout_ms: int, **context) -> list:
+    """The test's page and a page in a second browser context (another session), side by side."""
+    tabs = [page, page.context.browser.new_context(**context).new_page()]
+    for tab in tabs:
+        tab.set_default_timeout(timeout_ms)
+    return tabs
+
+
 def test_compare_run_twice_in_two_sessions_and_the_html_figure_downloads_every_time(page, app_url):
+    """Two sessions at once, same settings: Run pressed twice in both (each press in both before
+    either is awaited), then the HTML figure downloaded again and again from each."""
     url = f"{app_url}/compare?cds=iris&cm=pca&splits=2"
-    for session in range(2):  # a second browser context: another session, same settings
-        tab = (
-            page
-            if session == 0
-            else page.context.browser.new_context(accept_downloads=True).new_page()
-        )
-        tab.set_default_timeout(120_000)
-        tab.goto(url)
-        settled(tab)
+    tabs = two_sessions(page, 120_000, accept_downloads=True)
+    try:
+        for tab in tabs:
+            tab.goto(url)
+        settled_together(tabs)
         for _ in range(2):  # Run pressed twice with the same settings
-            tab.get_by_role("button", name="Run").click()
-            settled(tab)
-            tab.get_by_role("button", name="Download figure (HTML)").wait_for()
-            no_red_box(tab)
-        sizes = []
-        for _ in range(5):  # the HTML figure, clicked again and again (failed ~half the time)
-            with tab.expect_download() as info:
-                tab.get_by_role("button", name="Download figure (HTML)").click()
-            html = open(info.value.path(), "rb").read()
-            assert b"Plotly.newPlot" in html and b"<html>" in html
-            sizes.append(len(html))
-            no_red_box(tab)
-        assert len(set(sizes)) == 1  # the same file every time
-        if session:
-            tab.context.close()
+            for tab in tabs:
+                tab.get_by_role("button", name="Run").click()
+            settled_together(tabs)
+            for tab in tabs:
+                tab.get_by_role("button", name="Download figure (HTML)").wait_for()
+                no_red_box(tab)
+        for tab in tabs:
+            sizes = []
+            for _ in range(5):  # the HTML figure, clicked again and again (failed ~half the time)
+                with tab.expect_download() as info:
+                    tab.get_by_role("button", name="Download figure (HTML)").click()
+                html = open(info.value.path(), "rb").read()
+                assert b"Plotly.newPlot" in html and b"<html>" in html
+                sizes.append(len(html))
+                no_red_box(tab)
+            assert len(set(sizes)) == 1  # the same file every time
+    finally:
+        tabs[1].context.close()
 
 
 def test_reproduce_fast_run_twice_in_two_sessions_shows_no_red_box(page, app_url):
     from metriclab.reproduce import experiments
 
     name = next(iter(experiments()))
-    for session in range(2):
-        tab = page if session == 0 else page.context.browser.new_context().new_page()
-        tab.set_default_timeout(300_000)
-        tab.goto(f"{app_url}/reproduce?exp={name}")
-        settled(tab)
-        tab.get_by_role("tab", name="Fast run (live)").click()
+    tabs = two_sessions(page, 300_000)
+    try:
+        for tab in tabs:
+            tab.goto(f"{app_url}/reproduce?exp={name}")
+        settled_together(tabs)
+        for tab in tabs:
+            tab.get_by_role("tab", name="Fast run (live)").click()
         for _ in range(2):
-            tab.get_by_role("button", name="Run fast version").click()
-            settled(tab)
-            no_red_box(tab)
-        assert tab.locator(".js-plotly-plot").count() >= 2  # stored and live tables' charts
-        if session:
-            tab.context.close()
+            for tab in tabs:
+                tab.get_by_role("button", name="Run fast version").click()
+            settled_together(tabs)
+            for tab in tabs:
+                no_red_box(tab)
+        for tab in tabs:
+            assert tab.locator(".js-plotly-plot").count() >= 2  # stored and live tables' charts
+    finally:
+        tabs[1].context.close()

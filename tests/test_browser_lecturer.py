@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.test_browser_app import no_red_box, settled
+from tests.test_browser_app import no_red_box, settled, settled_together, two_sessions
 
 pytestmark = pytest.mark.browser
 
@@ -42,26 +42,28 @@ def test_a_refused_oversize_file_takes_the_previous_files_error_away(page, app_u
 
 def test_compare_run_clicked_the_moment_it_can_be_clicked_twice_in_two_sessions(page, app_url):
     """No waiting for the page to settle: Run is pressed as soon as the browser lets it be pressed
-    (it stays disabled until the form holds its values), twice, in two sessions."""
-    for session in range(2):
-        tab = page if session == 0 else page.context.browser.new_context().new_page()
-        tab.set_default_timeout(120_000)
-        tab.goto(f"{app_url}/compare?cds=iris&cm=pca&splits=2", wait_until="commit")
-        run = tab.locator("[data-testid='stFormSubmitButton'] button")
+    (it stays disabled until the form holds its values), twice, in two sessions at once."""
+    tabs = two_sessions(page, 120_000)
+    try:
+        for tab in tabs:
+            tab.goto(f"{app_url}/compare?cds=iris&cm=pca&splits=2", wait_until="commit")
         for _ in range(2):
-            tab.wait_for_function(
-                "() => { const b = document.querySelector("
-                "'[data-testid=\"stFormSubmitButton\"] button'); return b && !b.disabled; }",
-                polling="raf",
-            )
-            run.click()
-            tab.get_by_role("button", name="Download results (CSV)").wait_for()
+            for tab in tabs:  # each session's press as soon as it can be pressed, both in flight
+                tab.wait_for_function(
+                    "() => { const b = document.querySelector("
+                    "'[data-testid=\"stFormSubmitButton\"] button'); return b && !b.disabled; }",
+                    polling="raf",
+                )
+                tab.locator("[data-testid='stFormSubmitButton'] button").click()
+            for tab in tabs:
+                tab.get_by_role("button", name="Download results (CSV)").wait_for()
+                no_red_box(tab)
+        settled_together(tabs)
+        for tab in tabs:
             no_red_box(tab)
-        settled(tab)
-        no_red_box(tab)
-        assert tab.get_by_text("choose at least one").count() == 0
-        if session:
-            tab.context.close()
+            assert tab.get_by_text("choose at least one").count() == 0
+    finally:
+        tabs[1].context.close()
 
 
 # (page and query, button pressed twice or None); Compare and Reproduce are walked the same way in
@@ -78,23 +80,29 @@ WALK = [
 
 
 def test_every_page_twice_in_two_sessions_shows_no_red_box(page, app_url):
-    for session in range(2):
-        tab = page if session == 0 else page.context.browser.new_context().new_page()
-        tab.set_default_timeout(300_000)
+    """Two sessions at once, as two students in a lecture: every step (open the page, then press
+    its button twice or reload it twice) is taken in both before either is awaited, so the server
+    runs the two sessions' scripts side by side."""
+    tabs = two_sessions(page, 300_000)
+    try:
         for path, button in WALK:
-            tab.goto(f"{app_url}/{path}")
-            settled(tab)
-            no_red_box(tab)
-            for _ in range(2):
-                if button:
-                    tab.get_by_role("button", name=button, exact=True).click()
-                else:
-                    tab.reload()
-                settled(tab)
+            for tab in tabs:
+                tab.goto(f"{app_url}/{path}")
+            settled_together(tabs)
+            for tab in tabs:
                 no_red_box(tab)
-            assert tab.locator("h1").count() >= 1
-        if session:
-            tab.context.close()
+            for _ in range(2):
+                for tab in tabs:
+                    if button:
+                        tab.get_by_role("button", name=button, exact=True).click()
+                    else:
+                        tab.reload()
+                settled_together(tabs)
+                for tab in tabs:
+                    no_red_box(tab)
+                    assert tab.locator("h1").count() >= 1
+    finally:
+        tabs[1].context.close()
 
 
 def show_on_a_projector(page, url: str, drawn: str = ".js-plotly-plot") -> None:

@@ -75,10 +75,17 @@ IDLE_JS = """() => !!document.querySelector('h1') && !document.querySelector(
 
 def wait_idle(page, settle_ms: int = 400, timeout_ms: int = 300_000) -> None:
     """Wait until the app is idle and stays idle for `settle_ms` (a rerun may start right after)."""
+    wait_all_idle([page], settle_ms, timeout_ms)
+
+
+def wait_all_idle(pages, settle_ms: int = 400, timeout_ms: int = 300_000) -> None:
+    """`wait_idle` for several pages (sessions) at once: each idle, then all still idle after one
+    shared `settle_ms`."""
     for _ in range(20):
-        page.wait_for_function(IDLE_JS, polling=100, timeout=timeout_ms)
-        page.wait_for_timeout(settle_ms)
-        if page.evaluate(IDLE_JS):
+        for page in pages:
+            page.wait_for_function(IDLE_JS, polling=100, timeout=timeout_ms)
+        pages[0].wait_for_timeout(settle_ms)
+        if all(page.evaluate(IDLE_JS) for page in pages):
             return
 
 
