@@ -199,3 +199,15 @@ def test_presentation_mode_draws_the_panels_large():
     fig = figures(at)[0]
     assert fig["layout"]["height"] == CHART_HEIGHT
     assert panel_points(fig, "x2").shape[0] == 200
+
+
+def test_the_clicked_point_goes_with_its_data_set():
+    """Point 176 clicked on two moons, then iris chosen in the sidebar: the click belonged to the
+    other data set. It was kept in the session's view and clamped ("Clicked point: 176 is above
+    the maximum here; using 149"), a notice about nothing the person did on iris."""
+    at = run({"method": "tdl", "ds": "two_moons", "pt": "176"})
+    assert_clean(at)
+    at.sidebar.selectbox(key="ds").set_value("iris").run()
+    assert_clean(at)
+    assert not [w.value for w in at.warning if "Clicked point" in w.value]
+    assert "pt" not in at.query_params

@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from metriclab.ui.embed.label_codes import MAX_LABEL_CHARS, canonical, decode_labels, encode_labels
-from metriclab.ui.shared.state import Rule, seed_from_url, seed_widget
+from metriclab.ui.shared.state import Rule, remember, seed_from_url, seed_widget
 
 KEY = "lbl"
 SPLIT = "split"  # the session value meaning "the split's labels"
@@ -78,7 +78,7 @@ class LabelState:
         self.n_classes = int(self.y.max()) + 1 if self.n else 0
         if st.session_state.get(_OWNER, owner) != owner:  # another data view or split
             st.session_state[KEY] = SPLIT
-            st.session_state.pop(FOCUS_KEY, None)
+            remember({FOCUS_KEY: -1})  # the click was on the other data set (its view forgets it)
         st.session_state[_OWNER] = owner
         seed_widget(
             KEY, Rule(SPLIT, parse=self._parse, label="Labels by hand", max_chars=MAX_LABEL_CHARS)
