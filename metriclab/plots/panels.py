@@ -340,9 +340,12 @@ def learning_figure(
         hovertemplate="iteration %{x}<br>%{y:.4g}<extra></extra>",
     )
 
+    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
+    drawing = labelled_drawing(len(y), n_labeled)  # one for every frame, as for the key
+
     def frame_traces(i: int) -> list[dict]:
-        traces = _scatter_traces(np.asarray(frames[i], dtype=np.float64), y, labeled, names, 7)
-        # (every frame draws the same points: its default `labelled_drawing` is the same for all)
+        frame = np.asarray(frames[i], dtype=np.float64)
+        traces = _scatter_traces(frame, y, labeled, names, 7, None, drawing)
         marker = dict(
             type="scatter",
             x=[int(steps[i])],
@@ -360,8 +363,7 @@ def learning_figure(
     active = len(frames) - 1
     data = frame_traces(active)
     if labeled is not None and np.any(labeled):
-        dense = labelled_drawing(len(y), int(np.count_nonzero(labeled))) == "dense"
-        data.append(labeled_key(7, dense))
+        data.append(labeled_key(7, drawing == "dense"))
     data.append(curve)
     n_moving = len(frame_traces(0))
     for frame in plotly_frames:

@@ -567,6 +567,7 @@ def _publish(
 
 
 HELD_OUT_LABEL = "1-NN, held out"
+FULL_FIT_LABEL = "1-NN, full fit"  # the view's own score, beside the held-out one
 
 
 def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: float) -> None:
@@ -578,7 +579,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     if panel.held_out is not None and test > 0:
         scores = new_points.held_out_scores(panel.request, test, panel.request.split.seed)
         held_out = new_points._shown(scores.held_out)
-        tiles = [("1-NN, full fit", f"{result.accuracy:.3f}"), (HELD_OUT_LABEL, held_out)]
+        tiles = [(FULL_FIT_LABEL, f"{result.accuracy:.3f}"), (HELD_OUT_LABEL, held_out)]
         place, right = presentation.tile_columns(st, tiles)
         right.metric(
             HELD_OUT_LABEL,
@@ -588,7 +589,7 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
             "points; the arrow: minus the other unlabelled points' score on the same fit",
         )
     place.metric(  # two tiles in a third of the page: short labels (the view's title names it)
-        f"{spec.short_label} 1-NN accuracy" if place is st else "1-NN, full fit",
+        f"{spec.short_label} 1-NN accuracy" if place is st else FULL_FIT_LABEL,
         f"{result.accuracy:.3f}",
         help="1-NN in this method's embedding (all its coordinates) from the labelled points, "
         "scored on the unlabelled ones (the fit on every point)",
