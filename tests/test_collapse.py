@@ -4,12 +4,14 @@ glass a wider heat width undoes it, on soybean more graph neighbours, on yeast b
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from metriclab import datasets
 from metriclab.ui.shared import collapse, compute, memo
-from tests.apptest_helpers import fit_request, run_page
+from tests.apptest_helpers import figures, fit_request, run_page
 
 
 def _default(name: str, method: str, **params):
@@ -89,12 +91,16 @@ def test_the_embed_page_names_the_cause_and_its_button_sets_the_measured_value(n
     warned = [w.value for w in at.warning if "collapsed" in w.value]
     assert len(warned) == 1 and "falls into 3 pieces" in warned[0]
     assert "Measured: with 20 graph neighbours" in warned[0]
+    # the chart's title says it too: the warning is under the chart, below the first screen
+    title = figures(at)[0]["layout"]["title"]["text"]
+    assert re.search(r"<br>collapsed: its [\d,]+ unlabeled points on \d+ position\(s\)", title)
     button = at.button(key="collapse_remedy")
     assert button.label == "Set Graph neighbours to 20"
     button.click().run()
     assert not at.exception
     assert at.main.slider(key="p.le.n_neighbors").value == 20
     assert not [w for w in at.warning if "collapsed" in w.value]
+    assert "collapsed" not in figures(at)[0]["layout"]["title"]["text"]
 
 
 def test_a_frame_that_held_every_point_does_not_squeeze_a_bulk_that_can_be_framed():

@@ -143,13 +143,24 @@ def show_scores(
 ZOOM_KEY = "bulk_zoom"  # the toggle "Zoom to the bulk" (on until the person switches it off)
 
 
-def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, apart=None):
+def collapsed_title(counts: tuple[int, int] | None) -> str:
+    """The chart title's line for a collapsed embedding: the picture's few dots say it at once,
+    before the warning under the chart (below the first screen at 1280×800)."""
+    if counts is None:
+        return ""
+    k, n = counts
+    return f"<br>collapsed: its {n:,} unlabeled points on {k:,} position(s), see below"
+
+
+def embedding_figure(
+    page: EmbedPage, result, ds, view_id, zoom: bool = True, apart=None, collapsed=None
+):
     """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes. Where a
     coordinate is carried by a few points (`plots.coordinate_carriers`, a localised eigenvector),
     `zoom` frames the others (the bulk) and the points outside that frame are drawn on its edge as
     their own marked trace; without `zoom` every point is drawn where it lies. The points of
     `apart` (a mask: the held-out ones) are left out of the class traces, for a trace of their
-    own. Returns (figure, carried, moved): the carried coordinates and the mask of the points
+    own; `collapsed` (the collapse's counts) adds a line to the title. Returns (figure, carried, moved): the carried coordinates and the mask of the points
     drawn on the edge."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
@@ -176,7 +187,7 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, zoom: bool = True, ap
         ds.y[keep],
         result.mask[keep],
         ds.target_names,
-        title=f"{page.spec.label} on {ds.name}: {dims} embedding",
+        title=f"{page.spec.label} on {ds.name}: {dims} embedding" + collapsed_title(collapsed),
         x_range=x_range,
         y_range=y_range,
         index=np.flatnonzero(keep),
@@ -339,7 +350,8 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
         if placed is None:  # the reason is said once: the page goes on without held-out points
             test = 0.0
         shown, apart = placed or (result, None)
-        fig, carried, moved = embedding_figure(page, shown, ds, view_id, zoom, apart)
+        counts = collapse.collapse_counts(result)
+        fig, carried, moved = embedding_figure(page, shown, ds, view_id, zoom, apart, counts)
         if shown is not result:
             drawn = st.session_state["_previous"][view_id]
             new = guarded(
@@ -349,7 +361,7 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
-        collapse.show_collapse(request, result, button_key="collapse_remedy")  # under its picture
+        collapse.show_collapse(request, result, "collapse_remedy", counts)  # under its picture
         crowded = crowded_note(fig, st.session_state["_previous"][view_id], ds)
         if crowded:
             st.caption(crowded)

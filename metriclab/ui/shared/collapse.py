@@ -36,13 +36,22 @@ def _apply(method: str, changes: tuple) -> None:
     remember({param_prefix(method) + name: value for name, value in changes})
 
 
+def collapse_counts(result: compute.ViewResult) -> tuple[int, int] | None:
+    """(distinct positions, unlabeled points) of `result`'s collapse, None where it has none."""
+    return None if result.Z is None else compute.collapsed_counts(result.Z, result.mask)
+
+
 def show_collapse(
-    request: FitRequest, result: compute.ViewResult, button_key: str | None = None
+    request: FitRequest,
+    result: compute.ViewResult,
+    button_key: str | None = None,
+    counts: tuple[int, int] | None = None,
 ) -> None:
     """The collapse warning of `result` (nothing when it did not collapse), with its cause and the
     measured remedy; `button_key` adds a button that sets the remedy's value (the view whose
-    widgets hold `request`'s parameters)."""
-    counts = None if result.Z is None else compute.collapsed_counts(result.Z, result.mask)
+    widgets hold `request`'s parameters). `counts`: `collapse_counts(result)`, where the caller
+    has them."""
+    counts = collapse_counts(result) if counts is None else counts
     if counts is None:
         return
     spec = request.spec
