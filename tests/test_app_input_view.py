@@ -211,3 +211,18 @@ def test_the_clicked_point_goes_with_its_data_set():
     assert_clean(at)
     assert not [w.value for w in at.warning if "Clicked point" in w.value]
     assert "pt" not in at.query_params
+
+
+def test_a_collapsed_panel_says_so_in_its_title_and_a_warning():
+    """Glass: TDL and Laplacian Eigenmaps put the 192 unlabelled points on a few positions (three
+    dots a panel), and the input view said nothing of it; the live view warns."""
+    at = run({"method": "tdl", "ds": "glass"})
+    assert not at.exception and not at.error
+    titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
+    assert "<b>TDL (collapsed)</b>" in titles and "<b>Laplacian Eigenmaps (collapsed)</b>" in titles
+    warned = [w.value for w in at.warning if "has collapsed" in w.value]
+    assert len(warned) == 2 and warned[0].startswith("**TDL**")
+    assert "192 unlabeled points" in warned[0]
+    fine = run({"method": "tdl", "ds": "two_moons"})
+    assert not [w for w in fine.warning if "has collapsed" in w.value]
+    assert not [a for a in figures(fine)[0]["layout"]["annotations"] if "collapsed" in a["text"]]

@@ -244,8 +244,23 @@ def _requests(page: EmbedPage, params: dict) -> list[FitRequest]:
     return [request, other] if page.spec.baseline == partner.key else [other, request]
 
 
-def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
-    """The input panel with its overlay, then one panel per fitted method."""
+def collapses(views: dict, labeled: np.ndarray) -> dict:
+    """{method: (distinct positions, unlabeled points)} of the panels whose embedding collapsed
+    (`compute.collapsed_counts` on the session's labels): glass's TDL and Laplacian Eigenmaps drew
+    three dots each, and the input view said nothing."""
+    found = {}
+    for key, view in views.items():
+        counts = None if view.Z is None else compute.collapsed_counts(view.Z, labeled)
+        if counts is not None:
+            found[key] = counts
+    return found
+
+
+def _panels(
+    page: EmbedPage, views: dict, overlay: str, focus, ds, collapsed: dict | None = None
+) -> list:
+    """The input panel with its overlay, then one panel per fitted method (titled "collapsed"
+    where it is in `collapsed`)."""
     main = views[page.spec.key]
     features = [str(f) for f in (ds.feature_names or [])] + ["feature 1", "feature 2"]
     axis = ("PC 1", "PC 2") if main.projected else (features[0], features[1])
@@ -265,8 +280,9 @@ def _panels(page: EmbedPage, views: dict, overlay: str, focus, ds) -> list:
         view_id = (request.data, key, request.split, request.scaling)
         Z, ranges = aligned(view.Z, view_id)
         shown, at_edge = plots.clipped_to(Z, ranges)  # those outside: on the edge, their own trace
+        title = f"{label} (collapsed)" if key in (collapsed or {}) else label
         panel = panels.Panel(
-            shown, label, ("", ""), x_range=ranges[0],
+            shown, title, ("", ""), x_range=ranges[0],
             y_range=ranges[1] if len(ranges) > 1 else None,
             at_edge=at_edge if at_edge.any() else None, true_coords=Z,
         )  # fmt: skip
@@ -397,7 +413,8 @@ def input_view(page: EmbedPage) -> None:
         labeled = main.labels >= 0
         _scores(views, labeled)
         focus = _focus_default(main, state)
-        drawn = _panels(page, views, overlay, focus, ds)
+        collapsed = collapses(views, labeled)
+        drawn = _panels(page, views, overlay, focus, ds, collapsed)
         fig = panels.panel_figure(
             drawn,
             np.where(labeled, main.labels, ds.y),
@@ -415,6 +432,9 @@ def input_view(page: EmbedPage) -> None:
             on_select=lambda: state.on_select(chart_key, spec.transductive),
             selection_mode=("points", "box", "lasso"),
         )
+        for key, counts in collapsed.items():
+            sentence = compute.collapse_sentence(counts)
+            st.warning(f"**{REGISTRY[key].short_label}** — {sentence}", icon=":material/warning:")
         _notes(page, main, overlay, focus, ds)
         for line in edge_captions(drawn):
             st.caption(line)
