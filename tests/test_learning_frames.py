@@ -128,8 +128,8 @@ def test_learning_figure_plays_frames_beside_the_loss():
     assert len(values(curve["x"])) == 9 and curve["xaxis"] == "x2"
     markers = [f["data"][-1] for f in spec["frames"]]
     assert [int(values(m["x"])[0]) for m in markers] == [1, 2, 5, 9]  # the dot follows the frames
-    for k, frame in enumerate(spec["frames"]):  # traces: a, b unlabeled; a, b labeled
-        first = frame["data"][2]  # class "a", labeled (y == 0 are all labeled)
+    for k, frame in enumerate(spec["frames"]):  # class "a" labeled (y == 0 are all labeled)
+        (first,) = [t for t in frame["data"] if t.get("name") == "a (labeled)"]
         np.testing.assert_allclose(values(first["x"]), frames[k][y == 0, 0])
     with pytest.raises(ValueError):
         panels.learning_figure(frames, [1.0], y)

@@ -764,3 +764,12 @@ def test_many_labelled_points_are_drawn_beneath_in_every_figure_that_draws_them(
     learning = panel_plots.learning_figure(frames, [3.0, 2.0, 1.0], y, labeled, names)
     learning = learning.to_plotly_json()
     assert all(order(f["data"]) == every[0] for f in learning["frames"])
+
+
+def test_labelled_points_a_quarter_of_all_or_more_are_drawn_beneath():
+    """The KPCA lesson's circles: half of 300 labelled, their large diamonds on top hid the 150
+    points the 1-NN score is computed on. From a quarter of the points on, they go beneath."""
+    drawing = plots.embedding.labelled_drawing
+    assert drawing(300, 150) == drawing(150, 135) == drawing(200, 50) == "beneath"
+    assert drawing(200, 20) == drawing(150, 37) == "on top"  # a tenth labelled: the Embed default
+    assert drawing(1000, 300) == drawing(3000, 10) == "dense"
