@@ -143,6 +143,11 @@ def show_scores(
 ZOOM_KEY = "bulk_zoom"  # the toggle "Zoom to the bulk" (on until the person switches it off)
 
 
+def zoomed_to_bulk() -> bool:
+    """Whether the toggle "Zoom to the bulk" is on (it is until the person switches it off)."""
+    return bool(st.session_state.get(ZOOM_KEY, True))
+
+
 def collapsed_title(counts: tuple[int, int] | None) -> str:
     """The chart title's line for a collapsed embedding: the picture's few dots say it at once,
     before the warning under the chart (below the first screen at 1280×800)."""
@@ -152,13 +157,11 @@ def collapsed_title(counts: tuple[int, int] | None) -> str:
     return f"<br>collapsed: its {n:,} unlabeled points on {k:,} position(s), see below"
 
 
-def embedding_figure(
-    page: EmbedPage, result, ds, view_id, zoom: bool = True, apart=None, collapsed=None
-):
+def embedding_figure(page: EmbedPage, result, ds, view_id, apart=None, collapsed=None):
     """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes. Where a
     coordinate is carried by a few points (`plots.coordinate_carriers`, a localised eigenvector),
-    `zoom` frames the others (the bulk) and the points outside that frame are drawn on its edge as
-    their own marked trace; without `zoom` every point is drawn where it lies. The points of
+    "Zoom to the bulk" (`zoomed_to_bulk`) frames the others and the points outside that frame are
+    drawn on its edge as their own marked trace; without it every point is drawn where it lies. The points of
     `apart` (a mask: the held-out ones) are left out of the class traces, for a trace of their
     own; `collapsed` (the collapse's counts) adds a line to the title. Returns (figure, carried, moved): the carried coordinates and the mask of the points
     drawn on the edge."""
@@ -172,7 +175,7 @@ def embedding_figure(
         previous.pop(stale)
         ranges.pop(stale, None)
     carried = plots.coordinate_carriers(Z)
-    zoomed = zoom and bool(carried)
+    zoomed = zoomed_to_bulk() and bool(carried)
     axis_ranges = plots.grown_bulk_ranges(
         Z, carried if zoomed else [], ranges.setdefault(view_id, {})
     )
@@ -345,13 +348,12 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
     new = fig = None
     if result.Z is not None:
         view_id = (request.data, request.method, request.split, request.scaling)
-        zoom = bool(st.session_state.get(ZOOM_KEY, True))
         placed = guarded(new_points.shown_fit, request, result, test, seed, context="new points")
         if placed is None:  # the reason is said once: the page goes on without held-out points
             test = 0.0
         shown, apart = placed or (result, None)
         counts = collapse.collapse_counts(result)
-        fig, carried, moved = embedding_figure(page, shown, ds, view_id, zoom, apart, counts)
+        fig, carried, moved = embedding_figure(page, shown, ds, view_id, apart, counts)
         if shown is not result:
             drawn = st.session_state["_previous"][view_id]
             new = guarded(
@@ -367,7 +369,10 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
             st.caption(crowded)
         if carried:
             Z = st.session_state["_previous"][view_id]
-            st.info(carried_caption(carried, moved, Z, ds, zoom), icon=":material/open_in_full:")
+            st.info(
+                carried_caption(carried, moved, Z, ds, zoomed_to_bulk()),
+                icon=":material/open_in_full:",
+            )
             st.toggle(
                 "Zoom to the bulk",
                 value=True,
