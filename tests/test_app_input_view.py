@@ -218,7 +218,7 @@ def test_a_collapsed_panel_says_so_in_its_title_and_a_warning():
     dots a panel), and the input view said nothing of it; the live view warns."""
     at = run({"method": "tdl", "ds": "glass"})
     assert not at.exception and not at.error
-    titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
+    titles = [a["text"].replace("<br>", " ") for a in figures(at)[0]["layout"]["annotations"]]
     assert "<b>TDL (collapsed)</b>" in titles and "<b>Laplacian Eigenmaps (collapsed)</b>" in titles
     warned = [w.value for w in at.warning if "has collapsed" in w.value]
     assert len(warned) == 2 and warned[0].startswith("**TDL**")

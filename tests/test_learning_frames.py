@@ -200,3 +200,27 @@ def test_a_long_loss_title_is_wrapped_to_its_panel_and_the_margin_holds_it():
     assert wrapped.margin.t == short.margin.t + 2 * panels.PANEL_TITLE_LINE_PX
     one_line = panels.learning_figure(frames, [3, 2, 1], y, title="KLMNN on circles").layout
     assert short.margin.t > one_line.margin.t  # the title's second line has its room
+
+
+def test_a_panel_title_wraps_to_its_panel_and_the_margin_makes_room():
+    """Yeast's input view: "Laplacian Eigenmaps (collapsed)" over a panel a seventh of the chart
+    wide ran past the figure's right edge at 1280×800. A title longer than its panel (and the
+    gaps beside it) holds takes more lines, and the top margin grows by a line each."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 10)
+    wide = panels.Panel(
+        rng.normal(size=(20, 2)) * [8, 1], "input", x_range=(-20, 20), y_range=(-3, 3)
+    )
+    narrow = panels.Panel(rng.normal(size=(20, 2)), "Laplacian Eigenmaps (collapsed)")
+    narrow.x_range, narrow.y_range = (-1, 1), (-4, 4)
+    spec = panels.panel_figure([wide, narrow], y).to_plotly_json()["layout"]
+    titles = [a["text"] for a in spec["annotations"]]
+    left, right = spec["xaxis2"]["domain"]
+    room = int(panels.FIGURE_TITLE_CHARS * (right - left + panels.GAP))
+    assert titles[0] == "<b>input</b>" and titles[1].count("<br>") >= 1
+    lines = titles[1].removeprefix("<b>").removesuffix("</b>").split("<br>")
+    assert " ".join(lines) == "Laplacian Eigenmaps (collapsed)" and max(map(len, lines)) <= room
+    one_line = panels.panel_figure([wide, panels.Panel(narrow.coords, "LE")], y).to_plotly_json()
+    assert spec["margin"]["t"] == one_line["layout"]["margin"]["t"] + panels.PANEL_TITLE_LINE_PX * (
+        len(lines) - 1
+    )

@@ -27,6 +27,10 @@ PANEL_EDGE_TRACE = "drawn at a panel's edge"
 GAP = 0.06  # horizontal space between panels (share of the figure width)
 LOSS_TITLE_CHARS = 24  # a line of the loss panel's title
 PANEL_TITLE_LINE_PX = 18  # a panel title's line at plotly's 12 px (20 px fonts on a projector: 28)
+# a panel title's characters on a line as wide as the whole figure (the input view's chart, about
+# 650 px at 1280×800, at 12 px bold: 6.6 px a character): "Laplacian Eigenmaps (collapsed)" over
+# a panel a seventh of the chart wide ran past the figure's edge
+FIGURE_TITLE_CHARS = 95
 ASPECT_LIMITS = (0.6, 2.5)  # a panel's width / height: its share of the figure is clipped to these
 NEIGHBOUR_COLOURS = {"target": "#2ca02c", "impostor": "#d62728", "focus": "#000000"}
 
@@ -53,6 +57,12 @@ def _axis_names(i: int) -> tuple[str, str, str, str]:
     """('x', 'y', 'xaxis', 'yaxis') of panel i (plotly names the first axes without a number)."""
     suffix = "" if i == 0 else str(i + 1)
     return f"x{suffix}", f"y{suffix}", f"xaxis{suffix}", f"yaxis{suffix}"
+
+
+def title_lines(text: str, width: float) -> list[str]:
+    """A panel's title in lines as wide as the panel and the gaps beside it (`width`: the panel's
+    share of the figure)."""
+    return textwrap.wrap(text, max(8, int(FIGURE_TITLE_CHARS * (width + GAP)))) or [text]
 
 
 def panel_title(text: str, x: float) -> dict:
@@ -161,12 +171,14 @@ def panel_figure(
         layout[xname], layout[yname] = xaxis, yaxis
     if labeled is not None and np.any(labeled):
         data.append(labeled_key(marker_size, drawing == "dense"))
+    lines = [title_lines(panel.title, float(widths[i])) for i, panel in enumerate(panels)]
     annotations = [
-        panel_title(panel.title, float(lefts[i] + widths[i] / 2)) for i, panel in enumerate(panels)
+        panel_title("<br>".join(lines[i]), float(lefts[i] + widths[i] / 2)) for i in range(k)
     ]
+    more = PANEL_TITLE_LINE_PX * (max(map(len, lines), default=1) - 1)  # a title's extra lines
     layout.update(
         height=height,
-        margin=dict(l=40, r=20, t=top_margin(title) + 30 if title else 40, b=40),
+        margin=dict(l=40, r=20, t=(top_margin(title) + 30 if title else 40) + more, b=40),
         legend=dict(itemsizing="constant", orientation="h", y=-0.15),
         annotations=annotations,
         uirevision=revision,  # keep zoom while the data change
