@@ -62,6 +62,11 @@ def labelled_drawing(n: int, n_labeled: int) -> str:
     return "beneath" if n_labeled >= n / 4 else "on top"
 
 
+def drawing_of(n: int, labeled: np.ndarray | None) -> str:
+    """`labelled_drawing` of `n` points whose labelled ones are the mask `labeled` (None: none)."""
+    return labelled_drawing(n, 0 if labeled is None else int(np.count_nonzero(labeled)))
+
+
 def _scatter_traces(
     Z: np.ndarray,
     y: np.ndarray,
@@ -80,8 +85,7 @@ def _scatter_traces(
     `drawing`, so that every place draws them alike."""
     n = Z.shape[0]
     webgl = n > WEBGL_ABOVE
-    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
-    drawing = labelled_drawing(n, n_labeled) if drawing is None else drawing
+    drawing = drawing_of(n, labeled) if drawing is None else drawing
     dense = drawing == "dense"
     index = np.arange(n) if index is None else np.asarray(index)
     x = Z[:, 0]
@@ -298,8 +302,7 @@ def embedding_scatter(
     index = np.arange(n) if index is None else np.asarray(index)
     edge = np.zeros(n, dtype=bool) if at_edge is None else np.asarray(at_edge, dtype=bool)
     keep = ~edge
-    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
-    drawing = labelled_drawing(n, n_labeled)
+    drawing = drawing_of(n, labeled)
     traces = _scatter_traces(
         Z[keep],
         y[keep],
@@ -410,8 +413,7 @@ def embedding_animation(
     jitter = np.random.default_rng(0).uniform(-0.15, 0.15, frames[0].shape[0])
     stacked = np.concatenate(frames)
     fixed = [padded_range(stacked[:, a]) for a in range(stacked.shape[1])]
-    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
-    drawing = labelled_drawing(frames[0].shape[0], n_labeled)
+    drawing = drawing_of(frames[0].shape[0], labeled)
     plotly_frames = []
     for Z, label in zip(frames, frame_labels, strict=True):
         carriers = 0

@@ -17,9 +17,9 @@ from metriclab.plots.embedding import (
     _class_names,
     _scatter_traces,
     animation_controls,
+    drawing_of,
     edge_trace,
     labeled_key,
-    labelled_drawing,
 )
 
 PANEL_EDGE_TRACE = "drawn at a panel's edge"
@@ -59,10 +59,15 @@ def _axis_names(i: int) -> tuple[str, str, str, str]:
     return f"x{suffix}", f"y{suffix}", f"xaxis{suffix}", f"yaxis{suffix}"
 
 
-def title_lines(text: str, width: float) -> list[str]:
-    """A panel's title in lines as wide as the panel and the gaps beside it (`width`: the panel's
-    share of the figure)."""
-    return textwrap.wrap(text, max(8, int(FIGURE_TITLE_CHARS * (width + GAP)))) or [text]
+def title_lines(text: str, chars: int) -> list[str]:
+    """A panel's title in lines of at most `chars` characters (a word longer stays whole)."""
+    return textwrap.wrap(text, chars) or [text]
+
+
+def panel_chars(width: float) -> int:
+    """The characters of a title line over a panel `width` of the figure wide, and the gaps
+    beside it."""
+    return max(8, int(FIGURE_TITLE_CHARS * (width + GAP)))
 
 
 def panel_title(text: str, x: float) -> dict:
@@ -119,8 +124,7 @@ def panel_figure(
     lefts = np.concatenate([[0.0], np.cumsum(widths + GAP)[:-1]])
     data, layout = [], {}
     edge_key = True  # the first panel with points on its edge names them in the legend
-    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
-    drawing = labelled_drawing(y.shape[0], n_labeled)  # the whole set's: every panel alike
+    drawing = drawing_of(y.shape[0], labeled)  # the whole set's: every panel alike
     for i, panel in enumerate(panels):
         xref, yref, xname, yname = _axis_names(i)
         coords = np.asarray(panel.coords, dtype=np.float64)
@@ -171,7 +175,7 @@ def panel_figure(
         layout[xname], layout[yname] = xaxis, yaxis
     if labeled is not None and np.any(labeled):
         data.append(labeled_key(marker_size, drawing == "dense"))
-    lines = [title_lines(panel.title, float(widths[i])) for i, panel in enumerate(panels)]
+    lines = [title_lines(panel.title, panel_chars(widths[i])) for i, panel in enumerate(panels)]
     annotations = [
         panel_title("<br>".join(lines[i]), float(lefts[i] + widths[i] / 2)) for i in range(k)
     ]
@@ -335,7 +339,7 @@ def learning_figure(
     layout["annotations"][0]["x"] = 0.3
     # the loss panel is 30 % of the figure: its title in lines of a panel's width (KLMNN's, "… on
     # kernel-PCA coordinates", ran past the figure's edge in a lesson on a projector)
-    loss_lines = textwrap.wrap(loss_title, LOSS_TITLE_CHARS) or [loss_title]
+    loss_lines = title_lines(loss_title, LOSS_TITLE_CHARS)
     layout["annotations"].append(panel_title("<br>".join(loss_lines), 0.85))
     names = _class_names(y, target_names)
     curve_x, curve_y = curve if curve is not None else (steps, losses)
@@ -352,8 +356,7 @@ def learning_figure(
         hovertemplate="iteration %{x}<br>%{y:.4g}<extra></extra>",
     )
 
-    n_labeled = 0 if labeled is None else int(np.count_nonzero(labeled))
-    drawing = labelled_drawing(len(y), n_labeled)  # one for every frame, as for the key
+    drawing = drawing_of(len(y), labeled)  # one for every frame, as for the key
 
     def frame_traces(i: int) -> list[dict]:
         frame = np.asarray(frames[i], dtype=np.float64)

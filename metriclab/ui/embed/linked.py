@@ -624,7 +624,8 @@ def _panel_notes(panel: Panel, ds, position: int, n_selected: int | None, test: 
     if lines:
         st.caption(" ".join(lines))
     _placing_note(panel.request, test)
-    collapse.show_collapse(panel.request, result, button_key=f"collapse_remedy_{position}")
+    counts = collapse.collapse_counts(result)
+    collapse.show_collapse(panel.request, result, counts, f"collapse_remedy_{position}")
 
 
 def selection_table(

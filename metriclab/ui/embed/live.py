@@ -161,10 +161,11 @@ def embedding_figure(page: EmbedPage, result, ds, view_id, apart=None, collapsed
     """Normalised, Procrustes-aligned to the previous picture of this view, on sticky axes. Where a
     coordinate is carried by a few points (`plots.coordinate_carriers`, a localised eigenvector),
     "Zoom to the bulk" (`zoomed_to_bulk`) frames the others and the points outside that frame are
-    drawn on its edge as their own marked trace; without it every point is drawn where it lies. The points of
-    `apart` (a mask: the held-out ones) are left out of the class traces, for a trace of their
-    own; `collapsed` (the collapse's counts) adds a line to the title. Returns (figure, carried, moved): the carried coordinates and the mask of the points
-    drawn on the edge."""
+    drawn on its edge as their own marked trace; without it every point is drawn where it lies.
+    The points of `apart` (a mask: the held-out ones) are left out of the class traces, for a
+    trace of their own; `collapsed` (the collapse's counts) adds a line to the title. Returns
+    (figure, carried, moved): the carried coordinates and the mask of the points drawn on the
+    edge."""
     Z = plots.normalize_embedding(result.Z[:, :2])
     previous = st.session_state.setdefault("_previous", {})
     ranges = st.session_state.setdefault("_ranges", {})  # view -> its frames, kept as they grow
@@ -363,7 +364,7 @@ def _draw(page: EmbedPage, request: FitRequest, result, test: float = 0.0):
         images = ds.image_shape is not None
         select = dict(on_select="rerun", selection_mode="points") if images else {}
         draw_chart(st, presentation.fit_screen(fig), key="embedding", **select)
-        collapse.show_collapse(request, result, "collapse_remedy", counts)  # under its picture
+        collapse.show_collapse(request, result, counts, "collapse_remedy")  # under its picture
         crowded = crowded_note(fig, st.session_state["_previous"][view_id], ds)
         if crowded:
             st.caption(crowded)

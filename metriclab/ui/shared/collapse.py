@@ -41,20 +41,16 @@ def collapse_counts(result: compute.ViewResult) -> tuple[int, int] | None:
     return None if result.Z is None else compute.collapsed_counts(result.Z, result.mask)
 
 
-NOT_COUNTED = "not counted"  # `show_collapse` counts the positions itself
-
-
 def show_collapse(
     request: FitRequest,
     result: compute.ViewResult,
+    counts: tuple[int, int] | None,
     button_key: str | None = None,
-    counts: tuple[int, int] | None | str = NOT_COUNTED,
 ) -> None:
-    """The collapse warning of `result` (nothing when it did not collapse), with its cause and the
-    measured remedy; `button_key` adds a button that sets the remedy's value (the view whose
-    widgets hold `request`'s parameters). `counts`: `collapse_counts(result)` where the caller
-    has counted (None: no collapse), so that a λ move on all of MNIST counts once."""
-    counts = collapse_counts(result) if counts == NOT_COUNTED else counts
+    """The warning for `result`'s collapse `counts` (`collapse_counts(result)`, counted once by the
+    caller, whose chart may say it too; None: nothing to say), with its cause and the measured
+    remedy; `button_key` adds a button that sets the remedy's value (the view whose widgets hold
+    `request`'s parameters)."""
     if counts is None:
         return
     spec = request.spec
